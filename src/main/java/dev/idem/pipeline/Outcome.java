@@ -1,0 +1,83 @@
+package dev.idem.pipeline;
+
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+
+/**
+ * What became of one delivery. Every entry point maps each case to its own answer (an HTTP
+ * response, a Kafka acknowledgement) through {@link Cases}, so a new case cannot be forgotten.
+ */
+public sealed interface Outcome {
+
+    /** The work ran now, for the first time; {@code result} is what was stored for duplicates. */
+    record Processed(JsonObject result) implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.processed(this);
+        }
+    }
+
+    /** The work had already been done; {@code result} is the first delivery's. */
+    record Duplicate(Layer layer, JsonObject result) implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.duplicate(this);
+        }
+    }
+
+    /** Another delivery with this key is being worked on; come back after {@code retryAfter}. */
+    record InFlight(Duration retryAfter) implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.inFlight(this);
+        }
+    }
+
+    /** The key was used before with a different payload. */
+    record KeyReused() implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.keyReused(this);
+        }
+    }
+
+    /** The delivery was recorded but could not be applied: a person has to look at it. */
+    record Anomaly(String kind, JsonObject result) implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.anomaly(this);
+        }
+    }
+
+    /** Nothing was recorded: the delivery cannot be applied now, a retry may succeed later. */
+    record Rejected(String reason, String detail) implements Outcome {
+        public <T> T accept(Cases<T> cases) {
+            return cases.rejected(this);
+        }
+    }
+
+    <T> T accept(Cases<T> cases);
+
+    /** The name under which the outcome is counted: PROCESSED, DUPLICATE, IN_FLIGHT, ... */
+    default String name() {
+        return accept(NAMES);
+    }
+
+    interface Cases<T> {
+        T processed(Processed outcome);
+
+        T duplicate(Duplicate outcome);
+
+        T inFlight(InFlight outcome);
+
+        T keyReused(KeyReused outcome);
+
+        T anomaly(Anomaly outcome);
+
+        T rejected(Rejected outcome);
+    }
+
+    Cases<String> NAMES = new Cases<>() {
+        public String processed(Processed o) { return "PROCESSED"; }
+        public String duplicate(Duplicate o) { return "DUPLICATE"; }
+        public String inFlight(InFlight o) { return "IN_FLIGHT"; }
+        public String keyReused(KeyReused o) { return "KEY_REUSED"; }
+        public String anomaly(Anomaly o) { return "ANOMALY"; }
+        public String rejected(Rejected o) { return "REJECTED"; }
+    };
+}

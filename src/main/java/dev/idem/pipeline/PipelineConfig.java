@@ -1,0 +1,59 @@
+package dev.idem.pipeline;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** How the pipeline treats each scope: {@code idem.pipeline.*} with per-scope overrides. */
+@ConfigMapping(prefix = "idem.pipeline")
+public interface PipelineConfig {
+
+    /** Prefix of every Redis key the pipeline writes. */
+    @WithDefault("idem")
+    String redisPrefix();
+
+    /** Longest a Redis call may take before the pipeline goes on without Redis. */
+    @WithDefault("100ms")
+    Duration redisBudget();
+
+    /** Redis TTL of a scope without its own; must outlast the source's retry window. */
+    @WithDefault("26h")
+    Duration redisTtl();
+
+    /** What a client is told to wait when its key is still being worked on. */
+    @WithDefault("1s")
+    Duration inFlightRetryAfter();
+
+    Map<String, Scope> scopes();
+
+    interface Scope {
+        Optional<Duration> redisTtl();
+
+        /** Dedup retention of this scope; {@code idem.dedup.retention} when absent. */
+        Optional<Duration> retention();
+
+        /**
+         * How long a request waits for a concurrent one holding the same key. Absent: it waits
+         * for the other transaction and then sees its outcome; present: after this long it is
+         * answered IN_FLIGHT.
+         */
+        Optional<Duration> concurrentWait();
+    }
+
+    default Duration redisTtl(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? redisTtl() : s.redisTtl().orElse(redisTtl());
+    }
+
+    default Optional<Duration> concurrentWait(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? Optional.empty() : s.concurrentWait();
+    }
+
+    default Optional<Duration> retention(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? Optional.empty() : s.retention();
+    }
+}

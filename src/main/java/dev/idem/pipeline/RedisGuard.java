@@ -1,0 +1,94 @@
+package dev.idem.pipeline;
+
+import io.quarkus.logging.Log;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.value.ReactiveValueCommands;
+import io.quarkus.redis.datasource.value.SetArgs;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The pipeline's first layer: one Redis round trip that claims a key and tells what was there.
+ * Redis is a cache, never the source of truth, so every failure or slow answer degrades to
+ * "ask the database" and is counted.
+ */
+@ApplicationScoped
+class RedisGuard {
+
+    static final String PROCESSING = "PROCESSING";
+    private static final String DONE = "DONE ";
+
+    /** What the pre-check found. */
+    sealed interface PreCheck {
+        /** Nothing was there; this delivery now holds the PROCESSING marker. */
+        record Claimed() implements PreCheck {}
+
+        /** Another delivery marked the key PROCESSING; only the database can tell more. */
+        record Processing() implements PreCheck {}
+
+        /** The work is done: its fingerprint and stored result. */
+        record Done(String fingerprint, JsonObject result) implements PreCheck {}
+
+        /** Redis failed or was too slow; the layer is skipped. */
+        record Unavailable() implements PreCheck {}
+    }
+
+    private final ReactiveValueCommands<String, String> values;
+    private final PipelineConfig config;
+    private final PipelineMetrics metrics;
+
+    RedisGuard(ReactiveRedisDataSource redis, PipelineConfig config, PipelineMetrics metrics) {
+        this.values = redis.value(String.class);
+        this.config = config;
+        this.metrics = metrics;
+    }
+
+    /** {@code SET key PROCESSING NX GET PX ttl}: claims the key and returns what was there. */
+    Uni<PreCheck> preCheck(IdemRequest request) {
+        SetArgs args = new SetArgs().nx().px(config.redisTtl(request.scope()));
+        return values.setGet(redisKey(request), PROCESSING, args)
+                .ifNoItem().after(config.redisBudget()).fail()
+                .map(RedisGuard::parse)
+                .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
+    }
+
+    /** Written only after the database committed, so DONE in Redis always has a durable twin. */
+    Uni<Void> markDone(IdemRequest request, JsonObject result) {
+        String value = DONE + request.fingerprint() + " " + result.encode();
+        return values.set(redisKey(request), value, new SetArgs().px(config.redisTtl(request.scope())))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .onFailure().recoverWithItem(failure -> {
+                    degraded(request, "mark-done", failure);
+                    return null;
+                });
+    }
+
+    private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {
+        metrics.redisDegraded(request.scope(), operation);
+        Log.debugf("Redis skipped for %s (%s): %s", request.scope(), operation, failure.toString());
+        return new PreCheck.Unavailable();
+    }
+
+    private String redisKey(IdemRequest request) {
+        return config.redisPrefix() + ":" + request.scope() + ":" + request.key();
+    }
+
+    static PreCheck parse(String previous) {
+        if (previous == null) {
+            return new PreCheck.Claimed();
+        }
+        if (previous.startsWith(DONE)) {
+            int split = previous.indexOf(' ', DONE.length());
+            if (split > 0) {
+                try {
+                    return new PreCheck.Done(previous.substring(DONE.length(), split),
+                            new JsonObject(previous.substring(split + 1)));
+                } catch (RuntimeException unreadable) {
+                    // a value this version cannot read is no answer: the database decides
+                }
+            }
+        }
+        return new PreCheck.Processing();
+    }
+}

@@ -1,0 +1,21 @@
+package dev.idem.support;
+
+import io.vertx.mutiny.sqlclient.Row;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/** Instants in and out of {@code timestamptz} columns, which the reactive client maps to OffsetDateTime. */
+public final class SqlTime {
+
+    private SqlTime() {}
+
+    public static OffsetDateTime ts(Instant instant) {
+        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    public static Instant instant(Row row, String column) {
+        OffsetDateTime time = row.getOffsetDateTime(column);
+        return time == null ? null : time.toInstant();
+    }
+}
