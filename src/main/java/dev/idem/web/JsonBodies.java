@@ -1,0 +1,66 @@
+package dev.idem.web;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Reads request bodies strictly (unknown members, wrong types and trailing data are refused) and
+ * turns every way a body can be wrong into one readable sentence for a 400.
+ */
+@ApplicationScoped
+public class JsonBodies {
+
+    /** A body read into {@code T}, or why it could not be. */
+    public sealed interface Parsed<T> {
+        record Valid<T>(T value) implements Parsed<T> {}
+
+        record Invalid<T>(String detail) implements Parsed<T> {}
+    }
+
+    private final ObjectMapper mapper;
+
+    JsonBodies(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /**
+     * Reads {@code body} as {@code type}, then applies {@code validate}, which names the first
+     * violated rule or answers empty.
+     */
+    public <T> Parsed<T> read(byte[] body, Class<T> type, Function<T, Optional<String>> validate) {
+        if (body == null || body.length == 0) {
+            return new Parsed.Invalid<>("the request body is empty");
+        }
+        T value;
+        try {
+            value = mapper.readValue(body, type);
+        } catch (UnrecognizedPropertyException unknown) {
+            return new Parsed.Invalid<>("unknown member '" + unknown.getPropertyName() + "'");
+        } catch (JsonMappingException mistyped) {
+            return new Parsed.Invalid<>(mistyped.getPath().isEmpty()
+                    ? "the body must be a JSON object"
+                    : "member '" + path(mistyped) + "' has the wrong type or format");
+        } catch (JacksonException malformed) {
+            return new Parsed.Invalid<>("the body is not well-formed JSON");
+        } catch (IOException unreadable) {
+            return new Parsed.Invalid<>("the body could not be read");
+        }
+        if (value == null) {
+            return new Parsed.Invalid<>("the body must be a JSON object");
+        }
+        return validate.apply(value).<Parsed<T>>map(Parsed.Invalid::new).orElseGet(() -> new Parsed.Valid<>(value));
+    }
+
+    private static String path(JsonMappingException e) {
+        return e.getPath().stream()
+                .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                .collect(Collectors.joining("."));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.idem.web;
+
+import io.quarkus.logging.Log;
+import io.vertx.core.VertxException;
+import io.vertx.pgclient.PgException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Whatever escapes a resource leaves as problem+json: no stack trace, no framework page. Outcomes
+ * never come here; only broken dependencies and requests the framework itself refused do.
+ */
+public class ProblemMappers {
+
+    private static final Duration RETRY_AFTER_OUTAGE = Duration.ofSeconds(1);
+
+    @ServerExceptionMapper
+    public Response framework(WebApplicationException e) {
+        int status = e.getResponse().getStatus();
+        String code = switch (status) {
+            case 400 -> "BAD_REQUEST";
+            case 401 -> "UNAUTHORIZED";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 406 -> "NOT_ACCEPTABLE";
+            case 413 -> "PAYLOAD_TOO_LARGE";
+            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
+        };
+        String detail = status >= 500 ? "the request could not be served" : e.getMessage();
+        return Problem.response(status, code, detail);
+    }
+
+    /** Postgres or Redis down, refusing or too slow: the client should retry shortly. */
+    @ServerExceptionMapper({PgException.class, ConnectException.class, VertxException.class, TimeoutException.class})
+    public Response unavailable(Exception e) {
+        Log.warnf("Dependency unavailable: %s", e.toString());
+        return Problem.retryLater(503, "SERVICE_UNAVAILABLE",
+                "a storage dependency is unavailable; nothing was recorded, retry later", RETRY_AFTER_OUTAGE);
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Throwable e) {
+        Log.error("Unexpected failure while serving a request", e);
+        return Problem.response(500, "INTERNAL_ERROR", "the request could not be served");
+    }
+}
