@@ -1,0 +1,3 @@
+package dev.idem.orders;
+
+public enum OrderStatus { WAIT_PAY, PAID, CLOSED }

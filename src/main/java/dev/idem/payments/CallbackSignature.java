@@ -1,0 +1,76 @@
+package dev.idem.payments;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.security.InvalidKeyException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The gateway signs {@code timestamp + "." + body} with HMAC-SHA256; the timestamp window stops
+ * replays of old, captured deliveries. Comparison is constant-time.
+ */
+@ApplicationScoped
+public class CallbackSignature {
+
+    public enum Verdict { VALID, MISSING, MALFORMED, STALE, MISMATCH }
+
+    private static final String ALGORITHM = "HmacSHA256";
+
+    private final SecretKeySpec key;
+    private final Duration tolerance;
+    private final Clock clock;
+
+    @Inject
+    CallbackSignature(CallbackConfig config, Clock clock) {
+        this(config.secret(), config.tolerance(), clock);
+    }
+
+    CallbackSignature(String secret, Duration tolerance, Clock clock) {
+        this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
+        this.tolerance = tolerance;
+        this.clock = clock;
+    }
+
+    public Verdict verify(String timestamp, String signature, byte[] body) {
+        if (timestamp == null || signature == null || timestamp.isBlank() || signature.isBlank()) {
+            return Verdict.MISSING;
+        }
+        long seconds;
+        byte[] given;
+        try {
+            seconds = Long.parseLong(timestamp.trim());
+            given = HexFormat.of().parseHex(signature.trim());
+        } catch (IllegalArgumentException notNumberOrHex) {
+            return Verdict.MALFORMED;
+        }
+        long now = clock.instant().getEpochSecond();
+        if (seconds < now - tolerance.toSeconds() || seconds > now + tolerance.toSeconds()) {
+            return Verdict.STALE;
+        }
+        return MessageDigest.isEqual(mac(timestamp.trim(), body), given) ? Verdict.VALID : Verdict.MISMATCH;
+    }
+
+    /** The lowercase hex signature of a delivery, as the gateway computes it. */
+    public String sign(long epochSeconds, byte[] body) {
+        return HexFormat.of().formatHex(mac(Long.toString(epochSeconds), body));
+    }
+
+    private byte[] mac(String timestamp, byte[] body) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            mac.update(timestamp.getBytes(StandardCharsets.US_ASCII));
+            mac.update((byte) '.');
+            return mac.doFinal(body);
+        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.idem.payments;
+
+import dev.idem.pipeline.IdemRequest;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A gateway's notification, the same body by REST and by Kafka. Boxed members so that a missing
+ * one is told from a zero.
+ */
+public record PaymentCallback(String tradeNo, String orderId, Long amountCents, String status, Instant paidAt) {
+
+    public static final String SUCCESS = "SUCCESS";
+    public static final String CLOSED = "CLOSED";
+
+    public Optional<String> violation() {
+        if (tradeNo == null || tradeNo.isBlank() || tradeNo.length() > 128) {
+            return Optional.of("tradeNo is required (at most 128 characters)");
+        }
+        if (orderId == null || orderId.isBlank() || orderId.length() > 128) {
+            return Optional.of("orderId is required (at most 128 characters)");
+        }
+        if (amountCents == null || amountCents < 1) {
+            return Optional.of("amountCents is required and positive");
+        }
+        if (!SUCCESS.equals(status) && !CLOSED.equals(status)) {
+            return Optional.of("status must be SUCCESS or CLOSED");
+        }
+        return Optional.empty();
+    }
+
+    public boolean succeeded() {
+        return SUCCESS.equals(status);
+    }
+
+    /** A gateway retry repeats the same notification: the dedup key is the trade and its status. */
+    public IdemRequest idemRequest(String scope) {
+        return new IdemRequest(scope, tradeNo + ":" + status, IdemRequest.fingerprint(orderId, amountCents, status));
+    }
+}

@@ -1,0 +1,86 @@
+package dev.idem.payments;
+
+import dev.idem.pipeline.Outcome;
+import dev.idem.web.Json;
+import dev.idem.web.JsonBodies;
+import dev.idem.web.JsonBodies.Parsed;
+import dev.idem.web.Problem;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * The gateway's notification. Its answer means "received and durably recorded": 200 for the first
+ * delivery, every duplicate and every anomaly, since retrying cannot change any of them.
+ */
+@Path("/api/payments/callback")
+@Produces(MediaType.APPLICATION_JSON)
+public class PaymentCallbackResource {
+
+    private final CallbackSignature signature;
+    private final JsonBodies bodies;
+    private final PaymentService payments;
+
+    PaymentCallbackResource(CallbackSignature signature, JsonBodies bodies, PaymentService payments) {
+        this.signature = signature;
+        this.bodies = bodies;
+        this.payments = payments;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Uni<Response> receive(@HeaderParam("X-Pay-Timestamp") String timestamp,
+                                 @HeaderParam("X-Pay-Signature") String signed,
+                                 byte[] body) {
+        CallbackSignature.Verdict verdict = signature.verify(timestamp, signed, body == null ? new byte[0] : body);
+        if (verdict != CallbackSignature.Verdict.VALID) {
+            return Uni.createFrom().item(Problem.response(401, "SIGNATURE_INVALID", switch (verdict) {
+                case MISSING -> "X-Pay-Timestamp and X-Pay-Signature are required";
+                case MALFORMED -> "X-Pay-Timestamp must be epoch seconds and X-Pay-Signature hex";
+                case STALE -> "X-Pay-Timestamp is outside the accepted window";
+                default -> "the signature does not match";
+            }));
+        }
+        Parsed<PaymentCallback> parsed = bodies.read(body, PaymentCallback.class, PaymentCallback::violation);
+        if (parsed instanceof Parsed.Invalid<PaymentCallback> invalid) {
+            return Uni.createFrom().item(Problem.badRequest(invalid.detail()));
+        }
+        PaymentCallback callback = ((Parsed.Valid<PaymentCallback>) parsed).value();
+        return payments.apply(callback).map(outcome -> outcome.accept(ANSWERS));
+    }
+
+    private static final Outcome.Cases<Response> ANSWERS = new Outcome.Cases<>() {
+        public Response processed(Outcome.Processed o) {
+            return Json.ok(o.result());
+        }
+
+        public Response duplicate(Outcome.Duplicate o) {
+            return Json.ok(o.result().copy().put("duplicate", true));
+        }
+
+        public Response anomaly(Outcome.Anomaly o) {
+            return Json.ok(o.result());
+        }
+
+        public Response inFlight(Outcome.InFlight o) {
+            return Problem.retryLater(409, "CALLBACK_IN_FLIGHT", "this notification is still being processed",
+                    o.retryAfter());
+        }
+
+        public Response keyReused(Outcome.KeyReused o) {
+            return Problem.response(422, "IDEMPOTENCY_KEY_REUSED",
+                    "this tradeNo and status were received before with a different order or amount");
+        }
+
+        public Response rejected(Outcome.Rejected o) {
+            return "ORDER_NOT_FOUND".equals(o.reason())
+                    ? Problem.response(404, "ORDER_NOT_FOUND", o.detail())
+                    : Problem.response(409, o.reason(), o.detail());
+        }
+    };
+}

@@ -1,0 +1,112 @@
+package dev.idem.payments;
+
+import dev.idem.coupons.PaidOrderCampaign;
+import dev.idem.orders.Order;
+import dev.idem.orders.OrderRepository;
+import dev.idem.orders.OrderStateMachine;
+import dev.idem.orders.OrderStateMachine.Verdict;
+import dev.idem.orders.OrderStatus;
+import dev.idem.pipeline.Effect;
+import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+
+/**
+ * Applies a payment notification, whichever channel brought it: through the pipeline, as a
+ * conditional state transition, with the campaign's grant written by the PAID transition.
+ */
+@ApplicationScoped
+public class PaymentService {
+
+    public static final String SCOPE = "payment-callback";
+
+    private final IdempotencyPipeline pipeline;
+    private final OrderRepository orders;
+    private final AnomalyRepository anomalies;
+    private final PaidOrderCampaign campaign;
+    private final MeterRegistry registry;
+    private final Clock clock;
+
+    PaymentService(IdempotencyPipeline pipeline, OrderRepository orders, AnomalyRepository anomalies,
+                   PaidOrderCampaign campaign, MeterRegistry registry, Clock clock) {
+        this.pipeline = pipeline;
+        this.orders = orders;
+        this.anomalies = anomalies;
+        this.campaign = campaign;
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    public Uni<Outcome> apply(PaymentCallback callback) {
+        return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback))
+                .invoke(outcome -> {
+                    if (outcome instanceof Outcome.Anomaly anomaly) {
+                        alert(anomaly.kind(), callback);
+                    }
+                });
+    }
+
+    /** The answer a gateway gets for a delivery that was recorded: it stops retrying. */
+    public static JsonObject received() {
+        return new JsonObject().put("code", "SUCCESS");
+    }
+
+    private Uni<Effect> transition(SqlConnection tx, PaymentCallback callback) {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        Uni<Optional<String>> moved = callback.succeeded()
+                ? orders.pay(tx, callback.orderId(), callback.tradeNo(), callback.amountCents(),
+                        callback.paidAt() == null ? now : callback.paidAt().truncatedTo(ChronoUnit.MICROS))
+                : orders.close(tx, callback.orderId(), now);
+        return moved.chain(owner -> owner.isPresent()
+                ? applied(tx, callback, owner.get())
+                : explainMiss(tx, callback, now));
+    }
+
+    private Uni<Effect> applied(SqlConnection tx, PaymentCallback callback, String userId) {
+        Uni<Void> effects = callback.succeeded()
+                ? campaign.onPaid(tx, callback.orderId(), userId)
+                : Uni.createFrom().voidItem();
+        return effects.replaceWith(new Effect.Applied(received()));
+    }
+
+    /** The conditional update matched no row: a missing order, a duplicate, or an anomaly. */
+    private Uni<Effect> explainMiss(SqlConnection tx, PaymentCallback callback, Instant now) {
+        return orders.find(tx, callback.orderId()).chain(found -> {
+            if (found.isEmpty()) {
+                return Uni.createFrom().item(new Effect.Refused("ORDER_NOT_FOUND", "no order " + callback.orderId()));
+            }
+            Order order = found.get();
+            OrderStatus target = callback.succeeded() ? OrderStatus.PAID : OrderStatus.CLOSED;
+            Verdict verdict = OrderStateMachine.afterMiss(order, target, callback.tradeNo(), callback.amountCents());
+            if (verdict == Verdict.DUPLICATE) {
+                return Uni.createFrom().item(new Effect.AlreadyApplied(received()));
+            }
+            JsonObject detail = new JsonObject()
+                    .put("orderStatus", order.status().name())
+                    .put("orderTradeNo", order.tradeNo())
+                    .put("orderAmountCents", order.amountCents())
+                    .put("callbackAmountCents", callback.amountCents());
+            return anomalies.record(tx, verdict.name(), callback, detail, now)
+                    .replaceWith(new Effect.Anomalous(verdict.name(), received().put("anomaly", verdict.name())));
+        });
+    }
+
+    private void alert(String kind, PaymentCallback callback) {
+        Counter.builder("idem.payment.anomalies")
+                .description("Payment notifications recorded as anomalies, by kind")
+                .tag("kind", kind)
+                .register(registry).increment();
+        Log.errorf("ALERT payment anomaly %s: order %s, trade %s, status %s, amount %d",
+                kind, callback.orderId(), callback.tradeNo(), callback.status(), callback.amountCents());
+    }
+}
