@@ -1,0 +1,74 @@
+package dev.idem.payments;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.testing.Db;
+import dev.idem.testing.Metrics;
+import dev.idem.testing.Storm;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** The incident that started it all: one payment notified six times must pay once and grant once. */
+@QuarkusTest
+class IncidentStormTest {
+
+    static final int ORDERS = 200;
+    static final int COPIES = 6;
+    static final Map<String, String> CALLBACKS = Map.of("scope", PaymentService.SCOPE);
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Test
+    void sixConcurrentDeliveriesOfEachPaymentPayOnceAndWriteOneGrant() {
+        Storm storm = new Storm(new Db(pool)).createOrders(ORDERS);
+        Metrics before = Metrics.scrape();
+
+        storm.deliver(COPIES, 64, null);
+
+        storm.assertPaidExactlyOnce();
+        Metrics after = Metrics.scrape();
+        assertOutcomesCounted(before, after);
+        long byRedis = after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis"));
+        assertTrue(byRedis > 0, "most duplicates stop at Redis once the first delivery committed");
+    }
+
+    @Test
+    void redisFlushedInTheMiddleOfTheStormChangesNothing() {
+        Storm storm = new Storm(new Db(pool)).createOrders(ORDERS);
+        Metrics before = Metrics.scrape();
+        AtomicBoolean flushed = new AtomicBoolean();
+
+        storm.deliver(COPIES, 64, () -> {
+            redis.flushall();
+            flushed.set(true);
+        });
+
+        assertTrue(flushed.get());
+        storm.assertPaidExactlyOnce();
+        assertOutcomesCounted(before, Metrics.scrape());
+    }
+
+    /** One PROCESSED per order, every other delivery a DUPLICATE caught by some layer. */
+    static void assertOutcomesCounted(Metrics before, Metrics after) {
+        assertEquals(ORDERS, after.delta(before, "idem_pipeline_outcomes_total", with("outcome", "PROCESSED")));
+        long duplicates = ORDERS * (COPIES - 1);
+        assertEquals(duplicates, after.delta(before, "idem_pipeline_outcomes_total", with("outcome", "DUPLICATE")));
+        assertEquals(duplicates, after.delta(before, "idem_pipeline_duplicates_total", CALLBACKS),
+                "every duplicate is counted by the layer that caught it");
+        assertEquals(0, after.delta(before, "idem_pipeline_outcomes_total", with("outcome", "ANOMALY")));
+    }
+
+    static Map<String, String> with(String tag, String value) {
+        return Map.of("scope", PaymentService.SCOPE, tag, value);
+    }
+}
