@@ -1,0 +1,552 @@
+#!/usr/bin/env bash
+# Local servers for idem: PostgreSQL (5432), Redis (6379) and a single-node
+# KRaft Kafka broker (9092, controller 9093), all on 127.0.0.1.
+#
+#   scripts/services.sh up      start what is not running, reuse what is
+#   scripts/services.sh down    stop only what this script started
+#   scripts/services.sh status  one line per server; exit 3 if one is down
+#
+# A server that already answers on its standard port is reused untouched
+# (PostgreSQL still gets the application's role and database). Everything
+# this script creates lives in .idem/ at the repository root, including the
+# marks that tell `down` what it started.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE="$ROOT/.idem"
+
+HOST=127.0.0.1
+
+PG_PORT=5432
+DB_NAME=idem
+DB_USER=idem
+DB_PASSWORD=idem
+
+REDIS_PORT=6379
+REDIS_DIR="$STATE/redis"
+
+KAFKA_VERSION=4.1.2
+KAFKA_PORT=9092
+KAFKA_CONTROLLER_PORT=9093
+KAFKA_PARTITIONS=4
+KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq)
+KAFKA_START_TIMEOUT=90
+KAFKA_DIR="$STATE/kafka"
+KAFKA_LIBS="$KAFKA_DIR/libs"
+KAFKA_DATA="$KAFKA_DIR/data"
+KAFKA_PROPS="$KAFKA_DIR/server.properties"
+KAFKA_LOG="$KAFKA_DIR/kafka.log"
+KAFKA_PID="$KAFKA_DIR/kafka.pid"
+KAFKA_POM="$ROOT/scripts/kafka/pom.xml"
+DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
+
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+# File descriptor 9 holds the lock on $STATE/lock. Every long-lived process
+# started from here gets `9>&-` so that it does not keep the lock after we exit.
+
+log() { printf 'idem services: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# True when something accepts TCP connections on HOST:port.
+port_open() {
+  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
+}
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
+  if [[ $APT_UPDATED -eq 0 ]]; then
+    log "apt-get update"
+    as_root apt-get update -q </dev/null 9>&-
+    APT_UPDATED=1
+  fi
+  log "installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null 9>&-
+}
+
+# Seconds-bounded wait: wait_for <seconds> <command...>
+wait_for() {
+  local seconds=$1 i
+  shift
+  for ((i = 0; i < seconds * 2; i++)); do
+    if "$@"; then return 0; fi
+    sleep 0.5
+  done
+  "$@"
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+# 0 accepting, 1 rejecting (e.g. starting up), 2 no answer
+pg_state() {
+  local rc=0
+  if command -v pg_isready >/dev/null 2>&1; then
+    pg_isready -q -h "$HOST" -p "$PG_PORT" -t 3 || rc=$?
+    case $rc in
+      0 | 1) return "$rc" ;;
+      *) return 2 ;;
+    esac
+  fi
+  port_open "$PG_PORT" || return 2
+}
+
+pg_ready() { pg_state; }
+
+# "<version> <name>" of the Debian cluster configured for port 5432, if any.
+pg_cluster() {
+  command -v pg_lsclusters >/dev/null 2>&1 || return 1
+  pg_lsclusters -h 2>/dev/null | awk -v port="$PG_PORT" '$3 == port { print $1, $2; exit }'
+}
+
+pg_start_local() {
+  if ! command -v pg_ctlcluster >/dev/null 2>&1 || ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
+    apt_install postgresql
+    # the package's own scripts may have started the cluster
+    if wait_for 5 pg_ready; then
+      log "postgres: started by the postgresql package"
+      return 0
+    fi
+  fi
+  local cluster ver name d
+  cluster="$(pg_cluster || true)"
+  if [[ -z $cluster ]]; then
+    ver=""
+    for d in /usr/lib/postgresql/*/bin/postgres; do
+      [[ -x $d ]] && ver="$(basename "$(dirname "$(dirname "$d")")")"
+    done
+    [[ -n $ver ]] || die "postgres: no PostgreSQL server binaries found"
+    log "postgres: creating cluster $ver/main on port $PG_PORT"
+    as_root pg_createcluster --port "$PG_PORT" "$ver" main </dev/null 9>&-
+    cluster="$ver main"
+  fi
+  read -r ver name <<<"$cluster"
+  log "postgres: starting cluster $ver/$name"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start </dev/null 9>&-
+  mkdir -p "$STATE/postgres"
+  printf '%s %s\n' "$ver" "$name" >"$STATE/postgres/started-by-idem"
+  wait_for 60 pg_ready || die "postgres: cluster $ver/$name did not accept connections within 60 s"
+}
+
+# Does the application's login work over TCP, into its own database?
+pg_app_ok() {
+  local owner
+  owner="$(PGPASSWORD="$DB_PASSWORD" PGCONNECT_TIMEOUT=5 psql -X -q -A -t -w \
+    -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -d "$DB_NAME" \
+    -c 'select pg_get_userbyid(datdba) from pg_database where datname = current_database()' \
+    2>/dev/null </dev/null)" || return 1
+  [[ $owner == "$DB_USER" ]]
+}
+
+PG_ADMIN_MODE=""
+# psql as a superuser: as the postgres OS user over the local socket (works
+# with Debian's peer auth and with trust), else over TCP as role postgres.
+pg_admin() {
+  local opts=(-X -q -A -t -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres)
+  case $PG_ADMIN_MODE in
+    socket)
+      if [[ $EUID -eq 0 ]]; then
+        (cd / && runuser -u postgres -- psql "${opts[@]}" "$@" </dev/null)
+      else
+        (cd / && sudo -u postgres psql "${opts[@]}" "$@" </dev/null)
+      fi
+      ;;
+    tcp) PGCONNECT_TIMEOUT=5 psql -w -h "$HOST" -U postgres "${opts[@]}" "$@" </dev/null ;;
+    *) return 1 ;;
+  esac
+}
+
+pg_pick_admin() {
+  local mode
+  for mode in socket tcp; do
+    if [[ $mode == socket ]] && ! id -u postgres >/dev/null 2>&1; then continue; fi
+    if [[ $mode == socket && $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then continue; fi
+    PG_ADMIN_MODE=$mode
+    if [[ "$(pg_admin -c 'select 1' 2>/dev/null)" == 1 ]]; then return 0; fi
+  done
+  PG_ADMIN_MODE=""
+  return 1
+}
+
+pg_ensure_app_db() {
+  command -v psql >/dev/null 2>&1 || apt_install postgresql-client
+  if pg_app_ok; then return 0; fi
+  pg_pick_admin || die "postgres: cannot connect as a superuser to create role '$DB_USER' and database '$DB_NAME'"
+  if [[ "$(pg_admin -c "select 1 from pg_roles where rolname = '$DB_USER'")" == 1 ]]; then
+    log "postgres: setting login password of role $DB_USER"
+    pg_admin -c "alter role $DB_USER with login password '$DB_PASSWORD'"
+  else
+    log "postgres: creating role $DB_USER"
+    pg_admin -c "create role $DB_USER with login password '$DB_PASSWORD'"
+  fi
+  local owner
+  owner="$(pg_admin -c "select pg_get_userbyid(datdba) from pg_database where datname = '$DB_NAME'")"
+  if [[ -z $owner ]]; then
+    log "postgres: creating database $DB_NAME owned by $DB_USER"
+    pg_admin -c "create database $DB_NAME owner $DB_USER"
+  elif [[ $owner != "$DB_USER" ]]; then
+    log "postgres: making $DB_USER the owner of database $DB_NAME (was $owner)"
+    pg_admin -c "alter database $DB_NAME owner to $DB_USER"
+  fi
+  pg_app_ok || die "postgres: role $DB_USER still cannot log in to database $DB_NAME over TCP $HOST:$PG_PORT (check pg_hba.conf)"
+}
+
+postgres_up() {
+  local rc=0
+  pg_state || rc=$?
+  if [[ $rc -eq 1 ]]; then
+    log "postgres: server on $HOST:$PG_PORT is starting; waiting"
+    wait_for 60 pg_ready || die "postgres: server on $HOST:$PG_PORT does not accept connections"
+  elif [[ $rc -ne 0 ]]; then
+    port_open "$PG_PORT" && die "postgres: something listens on $HOST:$PG_PORT but does not answer as PostgreSQL"
+    pg_start_local
+  elif [[ -f $STATE/postgres/started-by-idem ]]; then
+    log "postgres: up on $HOST:$PG_PORT (started by idem)"
+  else
+    log "postgres: reusing server on $HOST:$PG_PORT"
+  fi
+  pg_ensure_app_db
+}
+
+postgres_down() {
+  local mark="$STATE/postgres/started-by-idem" ver name
+  if [[ ! -f $mark ]]; then
+    log "postgres: not started by idem; left alone"
+    return 0
+  fi
+  read -r ver name <"$mark"
+  if pg_ready; then
+    log "postgres: stopping cluster $ver/$name"
+    as_root pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" stop </dev/null 9>&- ||
+      log "postgres: pg_ctlcluster stop failed"
+  fi
+  rm -f "$mark"
+}
+
+postgres_status() {
+  local rc=0 how="not started by idem"
+  pg_state || rc=$?
+  [[ -f $STATE/postgres/started-by-idem ]] && how="started by idem"
+  if [[ $rc -eq 0 ]]; then
+    printf '%-9s %-16s %-5s %s; database %s, user %s\n' postgres "$HOST:$PG_PORT" up "$how" "$DB_NAME" "$DB_USER"
+  else
+    printf '%-9s %-16s %s\n' postgres "$HOST:$PG_PORT" down
+    return 1
+  fi
+}
+
+# --------------------------------------------------------------------- Redis
+
+redis_ping() {
+  local reply=""
+  if command -v redis-cli >/dev/null 2>&1; then
+    reply="$(timeout 5 redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null </dev/null)" || return 1
+    [[ $reply == PONG ]]
+  else
+    (
+      exec 3<>"/dev/tcp/$HOST/$REDIS_PORT" || exit 1
+      printf 'PING\r\n' >&3
+      IFS= read -r -t 3 reply <&3 || exit 1
+      [[ $reply == "+PONG"* ]]
+    ) 2>/dev/null
+  fi
+}
+
+# pid of the redis-server this script started, if it still runs
+redis_our_pid() {
+  local pid
+  [[ -f $REDIS_DIR/started-by-idem && -f $REDIS_DIR/redis.pid ]] || return 1
+  read -r pid <"$REDIS_DIR/redis.pid" || return 1
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/comm ]] || return 1
+  [[ "$(cat "/proc/$pid/comm")" == redis-server* ]] || return 1
+  printf '%s\n' "$pid"
+}
+
+redis_up() {
+  if redis_ping; then
+    if redis_our_pid >/dev/null; then
+      log "redis: up on $HOST:$REDIS_PORT (started by idem)"
+    else
+      log "redis: reusing server on $HOST:$REDIS_PORT"
+    fi
+    return 0
+  fi
+  port_open "$REDIS_PORT" && die "redis: something listens on $HOST:$REDIS_PORT but does not answer PING"
+  if ! command -v redis-server >/dev/null 2>&1; then
+    apt_install redis-server redis-tools
+    if wait_for 5 redis_ping; then
+      log "redis: started by the redis-server package"
+      return 0
+    fi
+  fi
+  mkdir -p "$REDIS_DIR"
+  log "redis: starting redis-server on $HOST:$REDIS_PORT"
+  redis-server --daemonize yes --bind "$HOST" --port "$REDIS_PORT" --save '' --appendonly no \
+    --dir "$REDIS_DIR" --logfile "$REDIS_DIR/redis.log" --pidfile "$REDIS_DIR/redis.pid" \
+    </dev/null 9>&-
+  : >"$REDIS_DIR/started-by-idem"
+  wait_for 20 redis_ping || die "redis: no PONG within 20 s; see $REDIS_DIR/redis.log"
+}
+
+redis_down() {
+  local pid i
+  if ! pid="$(redis_our_pid)"; then
+    if [[ -f $REDIS_DIR/started-by-idem ]]; then
+      rm -f "$REDIS_DIR/started-by-idem"
+    else
+      log "redis: not started by idem; left alone"
+    fi
+    return 0
+  fi
+  log "redis: stopping redis-server (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 40; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  rm -f "$REDIS_DIR/started-by-idem"
+}
+
+redis_status() {
+  local how="not started by idem" pid
+  if pid="$(redis_our_pid)"; then how="started by idem, pid $pid"; fi
+  if redis_ping; then
+    printf '%-9s %-16s %-5s %s\n' redis "$HOST:$REDIS_PORT" up "$how"
+  else
+    printf '%-9s %-16s %s\n' redis "$HOST:$REDIS_PORT" down
+    return 1
+  fi
+}
+
+# --------------------------------------------------------------------- Kafka
+
+# Runs a Kafka command-line class with the broker's jars, logging warnings only.
+kafka_tool() {
+  "$JAVA" -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$KAFKA_LIBS/*" "$@" </dev/null
+}
+
+# pid of the broker this script started, if it still runs
+kafka_our_pid() {
+  local pid
+  [[ -f $KAFKA_PID ]] || return 1
+  read -r pid <"$KAFKA_PID" || return 1
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "kafka.Kafka $KAFKA_PROPS" || return 1
+  printf '%s\n' "$pid"
+}
+
+# Copies the broker's jars from Maven Central (via scripts/kafka/pom.xml) once,
+# and again only when that pom changes.
+kafka_libs() {
+  local stamp want
+  stamp="$KAFKA_LIBS/.pom.sha256"
+  want="$(sha256sum "$KAFKA_POM" | cut -d' ' -f1)"
+  if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then return 0; fi
+  log "kafka: fetching Kafka $KAFKA_VERSION jars into ${KAFKA_LIBS#"$ROOT/"}"
+  rm -rf "$KAFKA_LIBS.tmp"
+  "$ROOT/mvnw" -B -q -f "$KAFKA_POM" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -DoutputDirectory="$KAFKA_LIBS.tmp" </dev/null 9>&-
+  printf '%s\n' "$want" >"$KAFKA_LIBS.tmp/.pom.sha256"
+  rm -rf "$KAFKA_LIBS"
+  mv "$KAFKA_LIBS.tmp" "$KAFKA_LIBS"
+}
+
+# 16 random bytes, base64url without padding, as Kafka's Uuid.toString();
+# StorageTool's argument parser rejects a value that starts with '-'.
+kafka_cluster_id() {
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ $id != -* && ${#id} -eq 22 ]] && break
+  done
+  printf '%s\n' "$id"
+}
+
+kafka_write_props() {
+  cat >"$KAFKA_PROPS" <<EOF
+# Written by scripts/services.sh; rewritten at every start.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$KAFKA_DATA
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+num.partitions=$KAFKA_PARTITIONS
+auto.create.topics.enable=true
+EOF
+}
+
+kafka_wait_started() {
+  local pid=$1 i
+  for ((i = 0; i < KAFKA_START_TIMEOUT * 2; i++)); do
+    if grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null; then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 40 "$KAFKA_LOG" >&2 || true
+      die "kafka: broker exited during startup; see ${KAFKA_LOG#"$ROOT/"}"
+    fi
+    sleep 0.5
+  done
+  tail -n 40 "$KAFKA_LOG" >&2 || true
+  die "kafka: broker not started within $KAFKA_START_TIMEOUT s; see ${KAFKA_LOG#"$ROOT/"}"
+}
+
+kafka_start() {
+  command -v "$JAVA" >/dev/null 2>&1 || die "kafka: java not found (set JAVA_HOME or put java on PATH)"
+  port_open "$KAFKA_CONTROLLER_PORT" && die "kafka: controller port $HOST:$KAFKA_CONTROLLER_PORT is already taken"
+  mkdir -p "$KAFKA_DIR"
+  kafka_libs
+  kafka_write_props
+  if [[ ! -f $KAFKA_DATA/meta.properties ]]; then
+    local id
+    id="$(kafka_cluster_id)"
+    log "kafka: formatting ${KAFKA_DATA#"$ROOT/"} (cluster id $id)"
+    rm -rf "$KAFKA_DATA"
+    kafka_tool kafka.tools.StorageTool format --cluster-id "$id" --config "$KAFKA_PROPS" >/dev/null
+  fi
+  [[ -f $KAFKA_LOG ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
+  rm -f "$KAFKA_PID"
+  log "kafka: starting broker $KAFKA_VERSION on $HOST:$KAFKA_PORT (log ${KAFKA_LOG#"$ROOT/"})"
+  # The inner shell writes its own pid, then becomes the JVM: the pid file
+  # names the broker even if setsid has to fork.
+  (
+    cd "$KAFKA_DIR"
+    # shellcheck disable=SC2016
+    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
+      "$JAVA" -Xmx512m \
+      -Dorg.slf4j.simpleLogger.showDateTime=true \
+      "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS" \
+      -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
+      </dev/null >>"$KAFKA_LOG" 2>&1 9>&- &
+  )
+  local pid="" i
+  for ((i = 0; i < 20; i++)); do
+    [[ -s $KAFKA_PID ]] && read -r pid <"$KAFKA_PID" && [[ -n $pid ]] && break
+    sleep 0.25
+  done
+  [[ -n $pid ]] || die "kafka: broker did not start; see ${KAFKA_LOG#"$ROOT/"}"
+  kafka_wait_started "$pid"
+  log "kafka: broker started (pid $pid)"
+}
+
+kafka_topics() {
+  local existing topic
+  existing="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" --list)" ||
+    die "kafka: cannot list topics on $HOST:$KAFKA_PORT"
+  for topic in "${KAFKA_TOPICS[@]}"; do
+    if ! grep -qxF -- "$topic" <<<"$existing"; then
+      log "kafka: creating topic $topic ($KAFKA_PARTITIONS partitions)"
+      kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" \
+        --create --if-not-exists --topic "$topic" \
+        --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >/dev/null
+    fi
+  done
+}
+
+kafka_up() {
+  local pid
+  if pid="$(kafka_our_pid)"; then
+    kafka_wait_started "$pid"
+    log "kafka: up on $HOST:$KAFKA_PORT (started by idem, pid $pid)"
+  elif port_open "$KAFKA_PORT"; then
+    log "kafka: reusing broker on $HOST:$KAFKA_PORT"
+  else
+    kafka_start
+  fi
+  [[ -f $KAFKA_LIBS/.pom.sha256 ]] || kafka_libs
+  kafka_topics
+}
+
+kafka_down() {
+  local pid i
+  if ! pid="$(kafka_our_pid)"; then
+    rm -f "$KAFKA_PID"
+    log "kafka: no broker started by idem is running; nothing to stop"
+    return 0
+  fi
+  log "kafka: stopping broker (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 120; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "kafka: broker still running after 60 s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$KAFKA_PID"
+}
+
+kafka_status() {
+  local how="not started by idem" pid
+  if pid="$(kafka_our_pid)"; then how="started by idem, pid $pid, log ${KAFKA_LOG#"$ROOT/"}"; fi
+  if port_open "$KAFKA_PORT"; then
+    printf '%-9s %-16s %-5s %s\n' kafka "$HOST:$KAFKA_PORT" up "$how"
+  else
+    printf '%-9s %-16s %s\n' kafka "$HOST:$KAFKA_PORT" down
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------------- main
+
+lock() {
+  mkdir -p "$STATE"
+  exec 9>"$STATE/lock"
+  if command -v flock >/dev/null 2>&1; then
+    flock -w 600 9 || die "another 'idem services' command holds ${STATE#"$ROOT/"}/lock"
+  fi
+}
+
+main() {
+  local cmd="${1:-}" rc=0
+  case $cmd in
+    up)
+      lock
+      postgres_up
+      redis_up
+      kafka_up
+      log "all up: postgres $HOST:$PG_PORT (db $DB_NAME, user $DB_USER), redis $HOST:$REDIS_PORT, kafka $HOST:$KAFKA_PORT"
+      ;;
+    down)
+      lock
+      kafka_down
+      redis_down
+      postgres_down
+      ;;
+    status)
+      postgres_status || rc=3
+      redis_status || rc=3
+      kafka_status || rc=3
+      return "$rc"
+      ;;
+    *)
+      echo "usage: ${0##*/} up|down|status" >&2
+      return 2
+      ;;
+  esac
+}
+
+main "$@"
