@@ -36,6 +36,7 @@ class IncidentStormTest {
         storm.deliver(COPIES, 64, null);
 
         storm.assertPaidExactlyOnce();
+        storm.assertOneCouponPerOrder();
         Metrics after = Metrics.scrape();
         assertOutcomesCounted(before, after);
         long byRedis = after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis"));
@@ -55,6 +56,7 @@ class IncidentStormTest {
 
         assertTrue(flushed.get());
         storm.assertPaidExactlyOnce();
+        storm.assertOneCouponPerOrder();
         assertOutcomesCounted(before, Metrics.scrape());
     }
 

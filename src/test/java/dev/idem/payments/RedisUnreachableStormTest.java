@@ -41,6 +41,7 @@ class RedisUnreachableStormTest {
         storm.deliver(COPIES, 64, null);
 
         storm.assertPaidExactlyOnce();
+        storm.assertOneCouponPerOrder();
         Metrics after = Metrics.scrape();
         IncidentStormTest.assertOutcomesCounted(before, after);
         assertEquals(0, after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis")));

@@ -1,8 +1,10 @@
 package dev.idem.testing;
 
+import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -10,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.Set;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 
 /**
  * The incident, replayed: fresh orders, then every payment notification delivered several times
@@ -87,6 +91,21 @@ public final class Storm {
             assertEquals(1, firsts.getOrDefault(orderId, 0), "first deliveries answered for " + orderId);
         }
         assertEquals(orderIds.size() * copies, answers.size());
+    }
+
+    /**
+     * The grants travel outbox → Kafka → consumer; wait until each order's coupon arrived, then
+     * check there is exactly one per order, through the API as its owner sees it.
+     */
+    public void assertOneCouponPerOrder() {
+        String[] bizKeys = orderIds.stream().map(id -> "paid:" + id).toArray(String[]::new);
+        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() ->
+                db.count("SELECT count(*) FROM coupons WHERE source_key = ANY($1)", (Object) bizKeys) >= bizKeys.length);
+        assertEquals(bizKeys.length, db.count("SELECT count(*) FROM coupons WHERE source_key = ANY($1)", (Object) bizKeys));
+        List<String> sources = given().header("X-User-Id", user).get("/api/users/" + user + "/coupons")
+                .then().statusCode(200).extract().jsonPath().getList("sourceKey", String.class);
+        assertEquals(Set.of(bizKeys), Set.copyOf(sources));
+        assertEquals(bizKeys.length, sources.size());
     }
 
     /** Each order PAID once with its own trade number, one grant event each, one DONE record each. */

@@ -1,0 +1,92 @@
+package dev.idem.messaging;
+
+import dev.idem.pipeline.Outcome;
+import dev.idem.web.JsonBodies;
+import dev.idem.web.JsonBodies.Parsed;
+import io.quarkus.logging.Log;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/**
+ * The Kafka side of the pipeline, shared by every {@code @Incoming} handler. A record is acked
+ * only after its effect committed (the throttled commit strategy then commits its offset), a
+ * poison record is nacked into the channel's dead-letter topic with its reason, and a transient
+ * failure is retried with backoff for as long as it takes: never skipped, never dead-lettered.
+ */
+@ApplicationScoped
+public class IdempotentConsumer {
+
+    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
+    private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
+
+    /** How a consumed record ends, decided once per outcome. */
+    sealed interface Disposition {
+        record Ack() implements Disposition {}
+
+        record DeadLetter(String reason) implements Disposition {}
+
+        record RetryLater() implements Disposition {}
+    }
+
+    private static final Outcome.Cases<Disposition> DISPOSITIONS = new Outcome.Cases<>() {
+        public Disposition processed(Outcome.Processed o) { return new Disposition.Ack(); }
+        public Disposition duplicate(Outcome.Duplicate o) { return new Disposition.Ack(); }
+        public Disposition anomaly(Outcome.Anomaly o) { return new Disposition.Ack(); }
+        public Disposition inFlight(Outcome.InFlight o) { return new Disposition.RetryLater(); }
+        public Disposition keyReused(Outcome.KeyReused o) {
+            return new Disposition.DeadLetter("KEY_REUSED: this key was received before with other content");
+        }
+        public Disposition rejected(Outcome.Rejected o) {
+            return new Disposition.DeadLetter(o.reason() + ": " + o.detail());
+        }
+    };
+
+    private final JsonBodies bodies;
+
+    IdempotentConsumer(JsonBodies bodies) {
+        this.bodies = bodies;
+    }
+
+    public <T> Uni<Void> consume(Message<byte[]> message, Class<T> type, Function<T, Optional<String>> validate,
+                                 Function<T, Uni<Outcome>> apply) {
+        Parsed<T> parsed = bodies.read(message.getPayload(), type, validate);
+        if (parsed instanceof Parsed.Invalid<T> invalid) {
+            return deadLetter(message, "POISON: " + invalid.detail());
+        }
+        T value = ((Parsed.Valid<T>) parsed).value();
+        return Uni.createFrom().deferred(() -> apply.apply(value))
+                .map(outcome -> outcome.accept(DISPOSITIONS))
+                // in flight elsewhere: the same backoff as a transient failure, never an ack
+                .chain(disposition -> disposition instanceof Disposition.RetryLater
+                        ? Uni.createFrom().<Disposition>failure(new NotYet())
+                        : Uni.createFrom().item(disposition))
+                .onFailure().invoke(failure -> Log.warnf("%s record will be retried: %s", type.getSimpleName(), failure))
+                .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely()
+                .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
+                        ? deadLetter(message, dead.reason())
+                        : Uni.createFrom().completionStage(message::ack));
+    }
+
+    private static Uni<Void> deadLetter(Message<byte[]> message, String reason) {
+        Log.warnf("Record sent to the dead-letter topic: %s", reason);
+        return Uni.createFrom().completionStage(() -> message.nack(new DeadLetter(reason)));
+    }
+
+    /** The failure a nacked record carries; its message becomes the dead-letter reason header. */
+    static final class DeadLetter extends RuntimeException {
+        DeadLetter(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Another delivery still holds the key: try again later. */
+    static final class NotYet extends RuntimeException {
+        NotYet() {
+            super("the key is still in flight", null, false, false);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.idem.outbox;
+
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgConnectOptions;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+
+/**
+ * Publishes outbox events to Kafka and marks them published only after the broker acknowledged.
+ * Woken by Postgres NOTIFY when events commit, with a slow poll as a safety net. Batches are
+ * claimed with SKIP LOCKED, so several instances share the outbox without publishing a row twice
+ * at once; a crash between send and mark publishes again, which the consumers absorb.
+ */
+@ApplicationScoped
+public class OutboxRelay {
+
+    static final String CHANNEL = "outbox_event";
+
+    private final Pool pool;
+    private final OutboxRepository outbox;
+    private final MutinyEmitter<String> kafka;
+    private final OutboxConfig config;
+    private final PgSubscriber subscriber;
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final AtomicBoolean again = new AtomicBoolean();
+
+    OutboxRelay(Pool pool, OutboxRepository outbox, OutboxConfig config, Vertx vertx,
+                @Channel("outbox") @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
+                MutinyEmitter<String> kafka,
+                @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
+                @ConfigProperty(name = "quarkus.datasource.username") String user,
+                @ConfigProperty(name = "quarkus.datasource.password") String password) {
+        this.pool = pool;
+        this.outbox = outbox;
+        this.config = config;
+        this.kafka = kafka;
+        this.subscriber = PgSubscriber.subscriber(vertx,
+                PgConnectOptions.fromUri(url).setUser(user).setPassword(password))
+                .reconnectPolicy(retries -> 1_000L);
+    }
+
+    void start(@Observes StartupEvent start) {
+        if (!config.relayEnabled()) {
+            return;
+        }
+        subscriber.channel(CHANNEL).handler(ignored -> wake());
+        subscriber.connect().subscribe().with(
+                connected -> wake(),
+                failure -> Log.warnf("Outbox LISTEN unavailable, relying on the poll: %s", failure.toString()));
+    }
+
+    void stop(@Observes ShutdownEvent stop) {
+        subscriber.closeAndForget();
+    }
+
+    /** The safety net; it starts late because start-up itself wakes the relay once messaging is wired. */
+    @Scheduled(every = "${idem.outbox.poll-interval:2s}", delayed = "5s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void poll() {
+        if (config.relayEnabled()) {
+            wake();
+        }
+    }
+
+    /** Drains until the outbox is empty; a wake-up during a drain makes it go round once more. */
+    void wake() {
+        if (!draining.compareAndSet(false, true)) {
+            again.set(true);
+            return;
+        }
+        again.set(false);
+        publishBatch().subscribe().with(
+                published -> {
+                    draining.set(false);
+                    if (published == config.batchSize() || again.getAndSet(false)) {
+                        wake();
+                    }
+                },
+                failure -> {
+                    draining.set(false);
+                    Log.warnf("Outbox relay failed, the next wake-up retries: %s", failure.toString());
+                });
+    }
+
+    /** One transaction: claim a batch, send it, wait for every ack, mark it published. */
+    Uni<Integer> publishBatch() {
+        return pool.withTransaction(tx -> outbox.claim(tx, config.batchSize()).chain(events -> events.isEmpty()
+                ? Uni.createFrom().item(0)
+                : send(events).chain(() -> outbox.markPublished(tx, events)).replaceWith(events.size())));
+    }
+
+    private Uni<Void> send(List<OutboxEvent> events) {
+        List<Uni<Void>> acks = events.stream()
+                .map(event -> kafka.sendMessage(Message.of(event.payload()).addMetadata(
+                        OutgoingKafkaRecordMetadata.<String>builder()
+                                .withTopic(event.topic())
+                                .withKey(event.key())
+                                .build())))
+                .toList();
+        return Uni.join().all(acks).andFailFast().replaceWithVoid();
+    }
+}

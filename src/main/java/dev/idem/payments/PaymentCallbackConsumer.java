@@ -1,0 +1,28 @@
+package dev.idem.payments;
+
+import dev.idem.messaging.IdempotentConsumer;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/**
+ * {@code payment-callbacks}: the gateway's notification on an internal, trusted channel (no
+ * signature), applied by the same service as the REST callback, so both channels share one key.
+ */
+@ApplicationScoped
+public class PaymentCallbackConsumer {
+
+    private final IdempotentConsumer consumer;
+    private final PaymentService payments;
+
+    PaymentCallbackConsumer(IdempotentConsumer consumer, PaymentService payments) {
+        this.consumer = consumer;
+        this.payments = payments;
+    }
+
+    @Incoming("payment-callbacks")
+    public Uni<Void> consume(Message<byte[]> message) {
+        return consumer.consume(message, PaymentCallback.class, PaymentCallback::violation, payments::apply);
+    }
+}
