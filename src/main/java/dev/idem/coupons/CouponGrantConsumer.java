@@ -10,6 +10,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 @ApplicationScoped
 public class CouponGrantConsumer {
 
+    static final String CHANNEL = "coupon-grants";
+
     private final IdempotentConsumer consumer;
     private final CouponService coupons;
 
@@ -18,8 +20,8 @@ public class CouponGrantConsumer {
         this.coupons = coupons;
     }
 
-    @Incoming("coupon-grants")
+    @Incoming(CHANNEL)
     public Uni<Void> consume(Message<byte[]> message) {
-        return consumer.consume(message, CouponGrant.class, CouponGrant::violation, coupons::grant);
+        return consumer.consume(CHANNEL, message, CouponGrant.class, CouponGrant::violation, coupons::grant);
     }
 }

@@ -3,6 +3,8 @@ package dev.idem.messaging;
 import dev.idem.pipeline.Outcome;
 import dev.idem.web.JsonBodies;
 import dev.idem.web.JsonBodies.Parsed;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -46,16 +48,24 @@ public class IdempotentConsumer {
     };
 
     private final JsonBodies bodies;
+    private final MeterRegistry registry;
 
-    IdempotentConsumer(JsonBodies bodies) {
+    IdempotentConsumer(JsonBodies bodies, MeterRegistry registry) {
         this.bodies = bodies;
+        this.registry = registry;
     }
 
-    public <T> Uni<Void> consume(Message<byte[]> message, Class<T> type, Function<T, Optional<String>> validate,
-                                 Function<T, Uni<Outcome>> apply) {
+    /**
+     * Reads the record as {@code type}, applies it and settles it.
+     *
+     * @param channel names the consumer in logs and in the counters
+     *                {@code idem_messaging_retries_total} and {@code idem_messaging_dead_letters_total}
+     */
+    public <T> Uni<Void> consume(String channel, Message<byte[]> message, Class<T> type,
+                                 Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
         Parsed<T> parsed = bodies.read(message.getPayload(), type, validate);
         if (parsed instanceof Parsed.Invalid<T> invalid) {
-            return deadLetter(message, "POISON: " + invalid.detail());
+            return deadLetter(channel, message, "POISON: " + invalid.detail());
         }
         T value = ((Parsed.Valid<T>) parsed).value();
         return Uni.createFrom().deferred(() -> apply.apply(value))
@@ -64,16 +74,24 @@ public class IdempotentConsumer {
                 .chain(disposition -> disposition instanceof Disposition.RetryLater
                         ? Uni.createFrom().<Disposition>failure(new NotYet())
                         : Uni.createFrom().item(disposition))
-                .onFailure().invoke(failure -> Log.warnf("%s record will be retried: %s", type.getSimpleName(), failure))
+                .onFailure().invoke(failure -> {
+                    count("idem.messaging.retries", "Records retried after a transient failure", channel);
+                    Log.warnf("%s: record will be retried: %s", channel, failure);
+                })
                 .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely()
                 .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
-                        ? deadLetter(message, dead.reason())
+                        ? deadLetter(channel, message, dead.reason())
                         : Uni.createFrom().completionStage(message::ack));
     }
 
-    private static Uni<Void> deadLetter(Message<byte[]> message, String reason) {
-        Log.warnf("Record sent to the dead-letter topic: %s", reason);
+    private Uni<Void> deadLetter(String channel, Message<byte[]> message, String reason) {
+        count("idem.messaging.dead.letters", "Records sent to the dead-letter topic", channel);
+        Log.warnf("%s: record sent to the dead-letter topic: %s", channel, reason);
         return Uni.createFrom().completionStage(() -> message.nack(new DeadLetter(reason)));
+    }
+
+    private void count(String name, String description, String channel) {
+        Counter.builder(name).description(description).tag("channel", channel).register(registry).increment();
     }
 
     /** The failure a nacked record carries; its message becomes the dead-letter reason header. */

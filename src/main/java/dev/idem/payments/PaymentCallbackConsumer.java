@@ -13,6 +13,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 @ApplicationScoped
 public class PaymentCallbackConsumer {
 
+    static final String CHANNEL = "payment-callbacks";
+
     private final IdempotentConsumer consumer;
     private final PaymentService payments;
 
@@ -21,8 +23,8 @@ public class PaymentCallbackConsumer {
         this.payments = payments;
     }
 
-    @Incoming("payment-callbacks")
+    @Incoming(CHANNEL)
     public Uni<Void> consume(Message<byte[]> message) {
-        return consumer.consume(message, PaymentCallback.class, PaymentCallback::violation, payments::apply);
+        return consumer.consume(CHANNEL, message, PaymentCallback.class, PaymentCallback::violation, payments::apply);
     }
 }

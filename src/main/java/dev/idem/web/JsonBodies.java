@@ -36,7 +36,7 @@ public class JsonBodies {
      */
     public <T> Parsed<T> read(byte[] body, Class<T> type, Function<T, Optional<String>> validate) {
         if (body == null || body.length == 0) {
-            return new Parsed.Invalid<>("the request body is empty");
+            return new Parsed.Invalid<>("the body is empty");
         }
         T value;
         try {

@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /** The test's own producer and dead-letter reader, against the same broker as the service. */
@@ -48,19 +49,40 @@ public final class Kafka implements AutoCloseable {
         }
     }
 
-    /** A dead-lettered record: its value as text and the reason header the service wrote. */
-    public record DeadLetter(String key, String value, String reason) {}
+    /** A record read back: its value as text and, on a dead-letter topic, the reason header. */
+    public record Record(String key, String value, String reason) {}
+
+    public static String grant(String bizKey, String userId) {
+        return "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"" + userId + "\",\"templateId\":\"PAY-5OFF\"}";
+    }
+
+    public void awaitCoupon(Db db, String bizKey) {
+        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                .until(() -> db.count("SELECT count(*) FROM coupons WHERE source_key = $1", bizKey) == 1);
+    }
+
+    /**
+     * A last grant on every partition of coupon-grants: once each has its coupon, everything
+     * produced there before it has been consumed, since a partition is consumed in order.
+     */
+    public void drainGrants(Db db, String userId) {
+        for (int partition = 0; partition < PARTITIONS; partition++) {
+            String bizKey = "sentinel-" + UUID.randomUUID();
+            send("coupon-grants", partition, bizKey, grant(bizKey, userId + "-sentinel"));
+            awaitCoupon(db, bizKey);
+        }
+    }
 
     /**
      * Every record of {@code topic} up to its current end, read from the beginning of every
      * partition: deterministic, no waiting for records that may or may not come.
      */
-    public List<DeadLetter> readAll(String topic) {
+    public List<Record> readAll(String topic) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + UUID.randomUUID());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<DeadLetter> out = new ArrayList<>();
+        List<Record> out = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer =
                      new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
@@ -75,7 +97,7 @@ public final class Kafka implements AutoCloseable {
                 }
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                     var reason = record.headers().lastHeader("dead-letter-reason");
-                    out.add(new DeadLetter(record.key(),
+                    out.add(new Record(record.key(),
                             record.value() == null ? null : new String(record.value(), StandardCharsets.UTF_8),
                             reason == null ? null : new String(reason.value(), StandardCharsets.UTF_8)));
                 }
