@@ -1,0 +1,40 @@
+package dev.idem.ops;
+
+import dev.idem.web.Problem;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.value.ReactiveValueCommands;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+
+/**
+ * The benchmark's yardstick: an endpoint that does nothing but one Redis GET, so the duplicate
+ * path (one Redis round trip) can be compared with the least an endpoint here can cost.
+ * Answers 404 unless {@code idem.bench.endpoints=true}.
+ */
+@Path("/bench/redis-get")
+public class BareRedisResource {
+
+    private final ReactiveValueCommands<String, String> values;
+    private final boolean enabled;
+
+    BareRedisResource(ReactiveRedisDataSource redis,
+                      @ConfigProperty(name = "idem.bench.endpoints", defaultValue = "false") boolean enabled) {
+        this.values = redis.value(String.class);
+        this.enabled = enabled;
+    }
+
+    @GET
+    @Operation(hidden = true)
+    public Uni<Response> get() {
+        if (!enabled) {
+            return Uni.createFrom().item(Problem.response(404, "NOT_FOUND", "benchmark endpoints are off"));
+        }
+        return values.get("idem:bench:bare")
+                .map(value -> Response.ok("{\"code\":\"SUCCESS\"}", MediaType.APPLICATION_JSON_TYPE).build());
+    }
+}
