@@ -10,6 +10,7 @@ import dev.idem.testing.Db;
 import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.PostgresBehindProxy;
+import dev.idem.testing.Tokens;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -87,5 +88,22 @@ class PostgresOutageTest {
 
     static long couponsOf(Db db, String user) {
         return db.count("SELECT count(*) FROM coupons WHERE user_id = $1", user);
+    }
+
+    @Test
+    void aTokenSpentOnAnOrderThatCouldNotBeStoredIsGivenBack() throws Exception {
+        String user = "outage-token-" + UUID.randomUUID();
+        String token = Tokens.issue(user);
+
+        PostgresBehindProxy.proxy().cut();
+        try {
+            Tokens.submit(user, token).then().statusCode(503).body("code", equalTo("SERVICE_UNAVAILABLE"));
+        } finally {
+            PostgresBehindProxy.proxy().restore();
+        }
+
+        Tokens.submit(user, token).then().statusCode(201);
+        Tokens.submit(user, token).then().statusCode(409).body("code", equalTo("TOKEN_INVALID"));
+        assertEquals(1, new Db(pool).count("SELECT count(*) FROM orders WHERE user_id = $1", user));
     }
 }

@@ -1,6 +1,7 @@
 package dev.idem.orders;
 
 import dev.idem.pipeline.Outcome;
+import dev.idem.tokens.TokenResource;
 import dev.idem.web.Json;
 import dev.idem.web.JsonBodies;
 import dev.idem.web.JsonBodies.Parsed;
@@ -49,11 +50,7 @@ public class OrderResource {
             return answer(Problem.response(400, "IDEMPOTENCY_KEY_MISSING",
                     "an Idempotency-Key or Idempotency-Token header is required"));
         }
-        if (token != null) {
-            return answer(Problem.response(400, "IDEMPOTENCY_KEY_MISSING",
-                    "one-time tokens are not accepted yet; send an Idempotency-Key"));
-        }
-        if (!KEY.matcher(key).matches()) {
+        if (key != null && !KEY.matcher(key).matches()) {
             return answer(Problem.badRequest("Idempotency-Key must be 1 to 255 printable ASCII characters"));
         }
         Parsed<OrderRequest> parsed = bodies.read(body, OrderRequest.class, OrderRequest::violation);
@@ -61,7 +58,10 @@ public class OrderResource {
             return answer(Problem.badRequest(invalid.detail()));
         }
         OrderRequest request = ((Parsed.Valid<OrderRequest>) parsed).value();
-        return orders.submit(userId, key, request).map(outcome -> outcome.accept(SUBMIT_ANSWERS));
+        Uni<Outcome> outcome = key != null
+                ? orders.submit(userId, key, request)
+                : orders.submitWithToken(userId, token, request);
+        return outcome.map(o -> o.accept(SUBMIT_ANSWERS));
     }
 
     @GET
@@ -97,7 +97,9 @@ public class OrderResource {
         }
 
         public Response rejected(Outcome.Rejected o) {
-            return Problem.response(409, o.reason(), o.detail());
+            return OrderService.TOKEN_STORE_UNAVAILABLE.equals(o.reason())
+                    ? TokenResource.unavailable()
+                    : Problem.response(409, o.reason(), o.detail());
         }
     };
 

@@ -4,6 +4,7 @@ import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -15,21 +16,24 @@ import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.UUID;
 
-/** Order submits behind an Idempotency-Key, and reads by owner. */
+/** Order submits behind an Idempotency-Key or a one-time token, and reads by owner. */
 @ApplicationScoped
 public class OrderService {
 
     public static final String SUBMIT_SCOPE = "order-submit";
+    static final String TOKEN_STORE_UNAVAILABLE = "TOKEN_STORE_UNAVAILABLE";
 
     private final IdempotencyPipeline pipeline;
     private final OrderRepository orders;
     private final Pool pool;
+    private final TokenStore tokens;
     private final Clock clock;
 
-    OrderService(IdempotencyPipeline pipeline, OrderRepository orders, Pool pool, Clock clock) {
+    OrderService(IdempotencyPipeline pipeline, OrderRepository orders, Pool pool, TokenStore tokens, Clock clock) {
         this.pipeline = pipeline;
         this.orders = orders;
         this.pool = pool;
+        this.tokens = tokens;
         this.clock = clock;
     }
 
@@ -43,6 +47,24 @@ public class OrderService {
         return pipeline.execute(idem, tx -> {
             Order order = newOrder(userId, request);
             return orders.insert(tx, order).replaceWith(new Effect.Applied(stored(201, order.toJson())));
+        });
+    }
+
+    /**
+     * Creates the order if {@code token} is the user's unused one-time token. The token is consumed
+     * first, atomically; if the order then cannot be stored, it is given back so the user can retry.
+     */
+    public Uni<Outcome> submitWithToken(String userId, String token, OrderRequest request) {
+        return tokens.consume(token, userId).chain(consumption -> {
+            if (consumption instanceof TokenStore.Consumption.Consumed consumed) {
+                Order order = newOrder(userId, request);
+                return pool.withTransaction(tx -> orders.insert(tx, order))
+                        .onFailure().call(() -> tokens.restore(token, userId, consumed.remaining()))
+                        .replaceWith((Outcome) new Outcome.Processed(stored(201, order.toJson())));
+            }
+            return Uni.createFrom().item(consumption instanceof TokenStore.Consumption.StoreUnavailable
+                    ? new Outcome.Rejected(TOKEN_STORE_UNAVAILABLE, "the token store is unavailable")
+                    : new Outcome.Rejected("TOKEN_INVALID", "the token is unknown, expired, used or not yours"));
         });
     }
 

@@ -6,6 +6,9 @@ import static dev.idem.payments.IncidentStormTest.with;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+
 import dev.idem.testing.Db;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.Storm;
@@ -15,9 +18,13 @@ import io.quarkus.test.junit.TestProfile;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Redis is a cache: with nothing listening where it should be, the storm still pays each order once. */
+/**
+ * Redis is a cache: with nothing listening where it should be, the storm still pays each order
+ * once. Only one-time tokens need Redis, and they say so.
+ */
 @QuarkusTest
 @TestProfile(RedisUnreachableStormTest.RedisOnClosedPort.class)
 class RedisUnreachableStormTest {
@@ -47,5 +54,20 @@ class RedisUnreachableStormTest {
         assertEquals(0, after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis")));
         long degraded = after.delta(before, "idem_redis_degraded_total", Map.of("scope", PaymentService.SCOPE));
         assertTrue(degraded >= (long) ORDERS * COPIES, "each pre-check skipped Redis and was counted: " + degraded);
+    }
+
+    @Test
+    void tokensAnswerUnavailableWhileKeysKeepWorking() {
+        String user = "no-redis-" + UUID.randomUUID();
+        given().header("X-User-Id", user).post("/api/tokens").then()
+                .statusCode(503).header("Retry-After", "1").body("code", equalTo("TOKEN_STORE_UNAVAILABLE"));
+        given().header("X-User-Id", user).header("Idempotency-Token", "any")
+                .contentType("application/json").body("{\"amountCents\":1999,\"currency\":\"CNY\"}")
+                .post("/api/orders").then()
+                .statusCode(503).body("code", equalTo("TOKEN_STORE_UNAVAILABLE"));
+        given().header("X-User-Id", user).header("Idempotency-Key", "still-works")
+                .contentType("application/json").body("{\"amountCents\":1999,\"currency\":\"CNY\"}")
+                .post("/api/orders").then()
+                .statusCode(201);
     }
 }
