@@ -4,6 +4,7 @@ import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.quarkus.scheduler.ScheduledExecution;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
@@ -13,6 +14,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -38,6 +40,8 @@ public class OutboxRelay {
     private final PgSubscriber subscriber;
     private final AtomicBoolean draining = new AtomicBoolean();
     private final AtomicBoolean again = new AtomicBoolean();
+    /** Set once messaging is wired (start-up) and cleared at shutdown; read by the poll's skip predicate. */
+    private static volatile boolean running;
 
     OutboxRelay(Pool pool, OutboxRepository outbox, OutboxConfig config, Vertx vertx,
                 @Channel("outbox") @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
@@ -58,6 +62,7 @@ public class OutboxRelay {
         if (!config.relayEnabled()) {
             return;
         }
+        running = true;
         subscriber.channel(CHANNEL).handler(ignored -> wake());
         subscriber.connect().subscribe().with(
                 connected -> wake(),
@@ -65,20 +70,34 @@ public class OutboxRelay {
     }
 
     void stop(@Observes ShutdownEvent stop) {
+        running = false;
         subscriber.closeAndForget();
     }
 
-    /** The safety net; it starts late because start-up itself wakes the relay once messaging is wired. */
-    @Scheduled(every = "${idem.outbox.poll-interval:2s}", delayed = "5s",
+    /** The safety net, skipped until start-up has wired messaging (and after shutdown began). */
+    @Scheduled(every = "${idem.outbox.poll-interval:2s}", skipExecutionIf = NotRunning.class,
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void poll() {
-        if (config.relayEnabled()) {
-            wake();
+        wake();
+    }
+
+    /**
+     * Asked before each poll without creating the relay, whose emitter cannot be injected before
+     * messaging is wired at start-up.
+     */
+    @Singleton
+    static class NotRunning implements Scheduled.SkipPredicate {
+        @Override
+        public boolean test(ScheduledExecution execution) {
+            return !running;
         }
     }
 
     /** Drains until the outbox is empty; a wake-up during a drain makes it go round once more. */
     void wake() {
+        if (!running) {
+            return;
+        }
         if (!draining.compareAndSet(false, true)) {
             again.set(true);
             return;
