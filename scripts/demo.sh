@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# Replays the incident idem was built around against a running service, then tells what happened.
+#
+#   1. a user double-submits an order with one one-time token (two concurrent POST /api/orders);
+#   2. an API client sends the same Idempotency-Key twice;
+#   3. the payment gateway notifies "payment succeeded" for the order six times at once,
+#      each delivery signed afresh;
+#   4. Kafka redelivers: the same callback once more on payment-callbacks, the coupon grant once
+#      more on coupon-grants (with Kafka's own console producer from .idem/kafka/libs);
+#   5. waits for the coupon, then prints deliveries, answers, the order's transition, coupons
+#      granted, duplicates stopped by each layer (from /q/metrics) and the reconciliation report.
+#
+# Environment:
+#   IDEM_URL                  the service (default http://127.0.0.1:8080)
+#   IDEM_ADMIN_TOKEN          admin token (default: the dev profile's dev-admin-token)
+#   IDEM_CALLBACK_SECRET      callback signing secret (default: the dev profile's dev-callback-secret)
+#   KAFKA_BOOTSTRAP_SERVERS   the broker (default 127.0.0.1:9092)
+#   IDEM_DEMO_TIMEOUT         seconds to wait for the coupon (default 30)
+#
+# Exit status: 0 when the story is the expected one (one order per submit, one payment, one
+# coupon), 1 when something differs, 2 when the service does not answer.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+URL="${IDEM_URL:-http://127.0.0.1:8080}"
+URL="${URL%/}"
+ADMIN_TOKEN="${IDEM_ADMIN_TOKEN:-dev-admin-token}"
+SECRET="${IDEM_CALLBACK_SECRET:-dev-callback-secret}"
+BOOTSTRAP="${KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:9092}"
+TIMEOUT="${IDEM_DEMO_TIMEOUT:-30}"
+KAFKA_LIBS="$ROOT/.idem/kafka/libs"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+DELIVERIES=6
+AMOUNT=1999
+TEMPLATE=PAY-5OFF
+
+log() { printf 'idem demo: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    return 1
+  fi
+}
+
+# The tools the demo needs, from Debian's packages when missing.
+need_tools() {
+  local missing=() tool
+  for tool in curl jq openssl; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  ((${#missing[@]})) || return 0
+  log "installing ${missing[*]} with apt-get"
+  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; then
+    as_root apt-get update -q >/dev/null 2>&1 || true
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
+      die "could not install ${missing[*]}; install them and run the demo again"
+  fi
+}
+
+need_tools
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+if ! curl -fsS --max-time 3 -o /dev/null "$URL/q/health/ready" 2>/dev/null; then
+  {
+    echo "idem demo: the service does not answer at $URL/q/health/ready."
+    echo "Start it in another terminal with:"
+    echo
+    echo "    ./idem run"
+    echo
+    echo "then run ./idem demo again (IDEM_URL=... points the demo at another address)."
+  } >&2
+  exit 2
+fi
+
+rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+# HTTP helper: http <out-prefix> <curl args...>; writes <out-prefix>.body and .headers and prints
+# the status code (000 when the service could not be reached).
+http() {
+  local out="$1"
+  shift
+  curl -sS --max-time 10 -o "$out.body" -D "$out.headers" -w '%{http_code}' "$@" 2>"$out.err" || true
+}
+
+json_field() { jq -r "$2 // empty" "$1.body" 2>/dev/null || true; }
+
+hmac_hex() {
+  printf '%s' "$1" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}'
+}
+
+# Sum of idem_pipeline_duplicates_total{layer,scope} in a /q/metrics scrape.
+duplicates() {
+  local scrape="$1" layer="$2" scope="$3"
+  awk -v layer="layer=\"$layer\"" -v scope="scope=\"$scope\"" '
+    /^idem_pipeline_duplicates_total\{/ && index($0, layer) && index($0, scope) { s += $NF }
+    END { printf "%d\n", s }' "$scrape"
+}
+
+scrape_metrics() {
+  curl -fsS --max-time 5 "$URL/q/metrics" >"$1" 2>/dev/null || : >"$1"
+}
+
+START="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+USER_ID="demo-$(rand_hex 4)"
+TRADE_NO="T-demo-$(rand_hex 6)"
+FAILED=() # what differs from the expected story
+
+scrape_metrics "$WORK/metrics.before"
+LAYERS=(redis db state)
+SCOPES=(payment-callback coupon-grant)
+declare -A BEFORE=()
+for scope in "${SCOPES[@]}"; do
+  for layer in "${LAYERS[@]}"; do
+    BEFORE[$scope/$layer]="$(duplicates "$WORK/metrics.before" "$layer" "$scope")"
+  done
+done
+
+user_headers=(-H "X-User-Id: $USER_ID" -H 'Content-Type: application/json')
+ORDER_BODY="{\"amountCents\":$AMOUNT,\"currency\":\"CNY\"}"
+
+# ---------------------------------------------------------------- 1. double submit with one token
+status="$(http "$WORK/token" -X POST "${user_headers[@]}" "$URL/api/tokens")"
+[[ $status == 201 ]] || die "POST /api/tokens answered $status: $(cat "$WORK/token.body" "$WORK/token.err" 2>/dev/null)"
+TOKEN="$(json_field "$WORK/token" .token)"
+
+for i in 1 2; do
+  http "$WORK/submit$i" -X POST "${user_headers[@]}" -H "Idempotency-Token: $TOKEN" \
+    --data "$ORDER_BODY" "$URL/api/orders" >"$WORK/submit$i.status" &
+done
+wait
+
+ORDER_ID=""
+created=0 refused=0 other_submit=()
+for i in 1 2; do
+  s="$(cat "$WORK/submit$i.status")"
+  if [[ $s == 201 ]]; then
+    created=$((created + 1))
+    ORDER_ID="$(json_field "$WORK/submit$i" .orderId)"
+  elif [[ $s == 409 && "$(json_field "$WORK/submit$i" .code)" == TOKEN_INVALID ]]; then
+    refused=$((refused + 1))
+  else
+    other_submit+=("$s $(json_field "$WORK/submit$i" .code)")
+  fi
+done
+[[ $created == 1 && $refused == 1 ]] || FAILED+=("double submit: not one 201 and one 409 TOKEN_INVALID")
+[[ -n $ORDER_ID ]] || die "the double submit created no order (answers: $(cat "$WORK"/submit?.status | tr '\n' ' '))"
+
+# ---------------------------------------------------------------- 2. Idempotency-Key sent twice
+KEY="demo-key-$(rand_hex 6)"
+key_status1="$(http "$WORK/key1" -X POST "${user_headers[@]}" -H "Idempotency-Key: $KEY" --data "$ORDER_BODY" "$URL/api/orders")"
+key_status2="$(http "$WORK/key2" -X POST "${user_headers[@]}" -H "Idempotency-Key: $KEY" --data "$ORDER_BODY" "$URL/api/orders")"
+KEY_ORDER1="$(json_field "$WORK/key1" .orderId)"
+KEY_ORDER2="$(json_field "$WORK/key2" .orderId)"
+replayed="$(tr -d '\r' <"$WORK/key2.headers" | awk -F': *' 'tolower($1) == "idempotent-replayed" { print $2 }')"
+[[ $key_status1 == 201 && $key_status2 == 201 && $replayed == true && -n $KEY_ORDER1 && $KEY_ORDER1 == "$KEY_ORDER2" ]] ||
+  FAILED+=("Idempotency-Key: the second answer did not replay the first")
+
+# ---------------------------------------------------------------- 3. the gateway's storm
+http "$WORK/order.before" -H "X-User-Id: $USER_ID" "$URL/api/orders/$ORDER_ID" >/dev/null
+STATUS_BEFORE="$(json_field "$WORK/order.before" .status)"
+
+PAID_AT="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+CALLBACK="{\"tradeNo\":\"$TRADE_NO\",\"orderId\":\"$ORDER_ID\",\"amountCents\":$AMOUNT,\"status\":\"SUCCESS\",\"paidAt\":\"$PAID_AT\"}"
+
+deliver() { # one delivery, signed afresh
+  local n="$1" ts sig
+  ts="$(date +%s)"
+  sig="$(hmac_hex "$ts.$CALLBACK")"
+  http "$WORK/cb$n" -X POST -H 'Content-Type: application/json' \
+    -H "X-Pay-Timestamp: $ts" -H "X-Pay-Signature: $sig" \
+    --data-binary "$CALLBACK" "$URL/api/payments/callback" >"$WORK/cb$n.status"
+}
+for ((n = 1; n <= DELIVERIES; n++)); do
+  deliver "$n" &
+done
+wait
+
+ok=0 dup=0 other_cb=()
+for ((n = 1; n <= DELIVERIES; n++)); do
+  s="$(cat "$WORK/cb$n.status")"
+  if [[ $s == 200 && "$(json_field "$WORK/cb$n" .code)" == SUCCESS ]]; then
+    ok=$((ok + 1))
+    if [[ "$(json_field "$WORK/cb$n" .duplicate)" == true ]]; then dup=$((dup + 1)); fi
+    anomaly="$(json_field "$WORK/cb$n" .anomaly)"
+    [[ -z $anomaly ]] || other_cb+=("anomaly $anomaly")
+  else
+    other_cb+=("$s $(json_field "$WORK/cb$n" .code)")
+  fi
+done
+[[ $ok == "$DELIVERIES" ]] || FAILED+=("not every callback answered 200 SUCCESS")
+
+# ---------------------------------------------------------------- 4. Kafka redelivers
+produce() { # produce <topic> <key> <value>
+  printf '%s|%s\n' "$2" "$3" | timeout 60 "$JAVA" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.ConsoleProducer \
+    --bootstrap-server "$BOOTSTRAP" --topic "$1" \
+    --property parse.key=true --property 'key.separator=|' >>"$WORK/kafka.log" 2>&1
+}
+BIZ_KEY="paid:$ORDER_ID"
+GRANT="{\"bizKey\":\"$BIZ_KEY\",\"userId\":\"$USER_ID\",\"templateId\":\"$TEMPLATE\",\"orderId\":\"$ORDER_ID\"}"
+kafka_callback=0 kafka_grant=0 kafka_note=""
+if compgen -G "$KAFKA_LIBS/kafka-tools-*.jar" >/dev/null; then
+  produce payment-callbacks "$TRADE_NO" "$CALLBACK" & cb_pid=$!
+  produce coupon-grants "$BIZ_KEY" "$GRANT" & grant_pid=$!
+  if wait "$cb_pid"; then kafka_callback=1; fi
+  if wait "$grant_pid"; then kafka_grant=1; fi
+  if ((kafka_callback + kafka_grant < 2)); then
+    kafka_note="(the console producer failed: $(grep -m1 -iE 'error|exception' "$WORK/kafka.log" || echo 'see its output'))"
+  fi
+else
+  kafka_note="(skipped: no Kafka tools in .idem/kafka/libs; ./idem services up fetches them)"
+fi
+[[ -z $kafka_note ]] || FAILED+=("Kafka redeliveries not produced")
+
+# ---------------------------------------------------------------- 5. wait for the coupon
+# Done when the coupon is there and every duplicate sent so far has been counted.
+want_cb_dups=$((DELIVERIES - 1 + kafka_callback))
+want_grant_dups=$kafka_grant
+delta() { # delta <scrape> <scope>: duplicates of that scope, all layers, since the start
+  local total=0 layer
+  for layer in "${LAYERS[@]}"; do
+    total=$((total + $(duplicates "$1" "$layer" "$2") - ${BEFORE[$2/$layer]}))
+  done
+  echo "$total"
+}
+coupons=0 waited_start=$SECONDS settled=0
+deadline=$((SECONDS + TIMEOUT))
+while :; do
+  if [[ "$(http "$WORK/coupons" -H "X-User-Id: $USER_ID" "$URL/api/users/$USER_ID/coupons")" == 200 ]]; then
+    coupons="$(jq 'length' "$WORK/coupons.body" 2>/dev/null || echo 0)"
+  fi
+  scrape_metrics "$WORK/metrics.after"
+  if ((coupons >= 1)) && (($(delta "$WORK/metrics.after" payment-callback) >= want_cb_dups)) &&
+    (($(delta "$WORK/metrics.after" coupon-grant) >= want_grant_dups)); then
+    settled=1
+    break
+  fi
+  ((SECONDS < deadline)) || break
+  sleep 0.5
+done
+# one more look, so that late duplicates or a second coupon would show
+sleep 1
+http "$WORK/coupons" -H "X-User-Id: $USER_ID" "$URL/api/users/$USER_ID/coupons" >/dev/null
+coupons="$(jq 'length' "$WORK/coupons.body" 2>/dev/null || echo 0)"
+scrape_metrics "$WORK/metrics.after"
+waited=$((SECONDS - waited_start))
+[[ $coupons == 1 ]] || FAILED+=("$coupons coupons instead of exactly one")
+
+http "$WORK/order.after" -H "X-User-Id: $USER_ID" "$URL/api/orders/$ORDER_ID" >/dev/null
+STATUS_AFTER="$(json_field "$WORK/order.after" .status)"
+ORDER_TRADE_NO="$(json_field "$WORK/order.after" .tradeNo)"
+[[ $STATUS_AFTER == PAID && $ORDER_TRADE_NO == "$TRADE_NO" ]] || FAILED+=("order not PAID with the gateway's tradeNo")
+KEY_ORDER_STATUS=""
+if [[ -n $KEY_ORDER1 ]]; then
+  http "$WORK/keyorder" -H "X-User-Id: $USER_ID" "$URL/api/orders/$KEY_ORDER1" >/dev/null
+  KEY_ORDER_STATUS="$(json_field "$WORK/keyorder" .status)"
+fi
+
+rec_status="$(http "$WORK/rec" -H "X-Admin-Token: $ADMIN_TOKEN" "$URL/admin/reconciliation?since=$START")"
+case $rec_status in
+  200)
+    findings="$(jq -r '[.checks | to_entries[] | select(.value.count > 0) | "\(.key) \(.value.count)"] | join(", ")' "$WORK/rec.body")"
+    if [[ "$(jq -r .healthy "$WORK/rec.body")" == true ]]; then
+      reconciliation="healthy: true (every check zero)"
+    else
+      reconciliation="healthy: false ($findings)"
+      FAILED+=("reconciliation not healthy")
+    fi
+    ;;
+  404) reconciliation="not available (this build has no /admin/reconciliation)" ;;
+  401) reconciliation="not available (admin token refused; set IDEM_ADMIN_TOKEN)" ;;
+  *) reconciliation="not available (answered $rec_status)" ;;
+esac
+
+# ---------------------------------------------------------------- the story
+submit_line="$created created (201), $refused refused (409 TOKEN_INVALID)"
+((${#other_submit[@]} == 0)) || submit_line+=", other: ${other_submit[*]}"
+if [[ $replayed == true ]]; then
+  key_line="$key_status1, then $key_status2 with Idempotent-Replayed: true: the same order $KEY_ORDER2"
+else
+  key_line="$key_status1, then $key_status2 without Idempotent-Replayed (orders $KEY_ORDER1 / $KEY_ORDER2)"
+fi
+[[ -z $KEY_ORDER_STATUS ]] || key_line+=" (stays $KEY_ORDER_STATUS)"
+answers_line="$ok x 200 SUCCESS, $dup of them \"duplicate\": true"
+((${#other_cb[@]} == 0)) || answers_line+="; other: ${other_cb[*]}"
+coupon_line="$coupons"
+if ((coupons > 0)); then
+  coupon_line+=" ($(jq -r '[.[] | "\(.templateId) from \(.sourceKey)"] | join(", ")' "$WORK/coupons.body"))"
+fi
+if ((settled)); then
+  coupon_line+=", all settled ${waited}s after the Kafka redeliveries"
+else
+  coupon_line+=", not all settled ${waited}s after the Kafka redeliveries"
+fi
+
+echo
+echo "idem demo: the incident, replayed against $URL"
+echo "  user $USER_ID, order $ORDER_ID, tradeNo $TRADE_NO"
+echo
+echo "1. Double submit, one token, two concurrent POST /api/orders"
+echo "     answers:      $submit_line"
+echo "2. API client retry, one Idempotency-Key sent twice"
+echo "     answers:      $key_line"
+echo "3. The gateway says \"payment succeeded\" for $ORDER_ID"
+echo "     deliveries:   $DELIVERIES REST (concurrent, each signed afresh) + $kafka_callback Kafka (payment-callbacks)${kafka_note:+ $kafka_note}"
+echo "     REST answers: $answers_line"
+echo "     order:        ${STATUS_BEFORE:-?} -> ${STATUS_AFTER:-?}, tradeNo ${ORDER_TRADE_NO:-none}"
+echo "4. The coupon grant re-delivered by Kafka: $kafka_grant (coupon-grants, key $BIZ_KEY)"
+echo "     coupons:      $coupon_line"
+echo
+echo "Duplicates stopped, by the layer that caught them (/q/metrics, this run)"
+printf '     %-18s %6s %6s %6s %6s\n' scope redis db state total
+for scope in "${SCOPES[@]}"; do
+  row=()
+  total=0
+  for layer in "${LAYERS[@]}"; do
+    d=$(($(duplicates "$WORK/metrics.after" "$layer" "$scope") - ${BEFORE[$scope/$layer]}))
+    row+=("$d")
+    total=$((total + d))
+  done
+  printf '     %-18s %6s %6s %6s %6s\n' "$scope" "${row[@]}" "$total"
+done
+echo
+echo "Reconciliation since $START: $reconciliation"
+echo
+if ((${#FAILED[@]} == 0)); then
+  echo "Result: $((DELIVERIES + kafka_callback)) deliveries of one payment -> 1 order PAID, 1 coupon; every duplicate got the first delivery's answer."
+else
+  printf -v differs '%s; ' "${FAILED[@]}"
+  echo "Result: NOT as expected: ${differs%; }"
+  exit 1
+fi
