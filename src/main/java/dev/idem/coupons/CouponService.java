@@ -4,6 +4,7 @@ import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.TwoPhaseWork;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -14,9 +15,15 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
-/** Grants coupons once per business key, through the same pipeline as every other entry point. */
+/**
+ * Grants coupons once per business key, through the same pipeline as every other entry point.
+ * The paid-order campaign's coupons are issued here, in the grant's transaction, or by the
+ * external issuer ({@code idem.campaign.paid-coupon-issuer=external}): then the grant takes the
+ * pipeline's two-phase mode, whose work this class also is, and the local row is written at
+ * confirmation with the issuer's coupon id.
+ */
 @ApplicationScoped
-public class CouponService {
+public class CouponService implements TwoPhaseWork {
 
     public static final String SCOPE = "coupon-grant";
 
@@ -24,32 +31,83 @@ public class CouponService {
     private final CouponRepository coupons;
     private final Pool pool;
     private final CouponsConfig config;
+    private final CampaignConfig campaign;
+    private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
-    CouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool, CouponsConfig config, Clock clock) {
+    CouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool, CouponsConfig config,
+                  CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
         this.coupons = coupons;
         this.pool = pool;
         this.config = config;
+        this.campaign = campaign;
+        this.issuer = issuer;
         this.clock = clock;
     }
 
     public Uni<Outcome> grant(CouponGrant grant) {
         if (!config.pipeline()) {
-            return pool.withTransaction(tx -> insert(tx, grant)).map(effect -> effect instanceof Effect.Applied applied
+            return pool.withTransaction(tx -> insert(tx, grant, newCouponId())).map(effect -> effect instanceof Effect.Applied applied
                     ? new Outcome.Processed(applied.result())
                     : new Outcome.Duplicate(Layer.STATE, new JsonObject()));
         }
-        return pipeline.execute(grant.idemRequest(SCOPE), tx -> insert(tx, grant));
+        if (issuedExternally(grant)) {
+            return pipeline.executeTwoPhase(grant.idemRequest(SCOPE), payload(grant));
+        }
+        return pipeline.execute(grant.idemRequest(SCOPE), tx -> insert(tx, grant, newCouponId()));
     }
 
-    private Uni<Effect> insert(SqlConnection tx, CouponGrant grant) {
-        Coupon coupon = new Coupon(UUID.randomUUID().toString(), grant.userId(), grant.templateId(),
+    /** The external issuer serves the paid-order campaign; other templates stay local. */
+    private boolean issuedExternally(CouponGrant grant) {
+        return campaign.paidCouponIssuer() == CampaignConfig.Issuer.EXTERNAL
+                && campaign.paidCouponTemplate().filter(grant.templateId()::equals).isPresent();
+    }
+
+    @Override
+    public String scope() {
+        return SCOPE;
+    }
+
+    /** The external issuer, asked with the grant's key: a repeated call answers the same coupon. */
+    @Override
+    public Uni<JsonObject> perform(String key, JsonObject payload) {
+        CouponGrant grant = grant(payload);
+        return issuer.issue(key, grant.userId(), grant.templateId())
+                .map(couponId -> new JsonObject().put("couponId", couponId));
+    }
+
+    /** The local row of the coupon the issuer issued, with its id. */
+    @Override
+    public Uni<Effect> confirm(SqlConnection tx, String key, JsonObject payload, JsonObject performed) {
+        return insert(tx, grant(payload), performed.getString("couponId"));
+    }
+
+    private Uni<Effect> insert(SqlConnection tx, CouponGrant grant, String couponId) {
+        Coupon coupon = new Coupon(couponId, grant.userId(), grant.templateId(),
                 grant.bizKey(), grant.orderId(), clock.instant().truncatedTo(ChronoUnit.MICROS));
         return coupons.grant(tx, coupon).map(inserted -> inserted
                 ? new Effect.Applied(new JsonObject().put("couponId", coupon.couponId()))
                 // the dedup record was gone (archived) but the source already has its coupon
                 : new Effect.AlreadyApplied(new JsonObject().put("sourceKey", grant.bizKey())));
+    }
+
+    private static String newCouponId() {
+        return UUID.randomUUID().toString();
+    }
+
+    /** What a two-phase record keeps, so that recovery can ask the issuer again. */
+    static JsonObject payload(CouponGrant grant) {
+        return new JsonObject()
+                .put("bizKey", grant.bizKey())
+                .put("userId", grant.userId())
+                .put("templateId", grant.templateId())
+                .put("orderId", grant.orderId());
+    }
+
+    static CouponGrant grant(JsonObject payload) {
+        return new CouponGrant(payload.getString("bizKey"), payload.getString("userId"),
+                payload.getString("templateId"), payload.getString("orderId"));
     }
 
     public Uni<List<Coupon>> ofUser(String userId) {

@@ -26,10 +26,12 @@ public class OrderRepository {
     private static final String FIND = "SELECT " + COLUMNS + " FROM orders WHERE id = $1";
 
     private static final String PAY = """
-            UPDATE orders SET status = 'PAID', trade_no = $2, paid_at = $4
+            UPDATE orders SET status = 'PAID', trade_no = $2, paid_at = $4, campaign = $5
             WHERE id = $1 AND status IN (%s) AND amount_cents = $3
               AND NOT EXISTS (SELECT 1 FROM orders other WHERE other.trade_no = $2)
             RETURNING user_id""".formatted(sources(OrderStatus.PAID));
+
+    private static final String EARNED = "SELECT user_id, campaign FROM orders WHERE id = $1 AND campaign IS NOT NULL";
 
     private static final String CLOSE = """
             UPDATE orders SET status = 'CLOSED', closed_at = $2
@@ -49,13 +51,24 @@ public class OrderRepository {
     }
 
     /**
-     * WAIT_PAY → PAID for the right amount, unless the trade number already pays an order.
-     * Answers the owner's user id when the order moved, empty when no row matched.
+     * WAIT_PAY → PAID for the right amount, unless the trade number already pays an order; the
+     * order keeps the campaign it earned ({@code null}: none). Answers the owner's user id when the
+     * order moved, empty when no row matched.
      */
-    public Uni<Optional<String>> pay(SqlClient client, String orderId, String tradeNo, long amountCents, Instant paidAt) {
-        return client.preparedQuery(PAY).execute(Tuple.of(orderId, tradeNo, amountCents, ts(paidAt)))
+    public Uni<Optional<String>> pay(SqlClient client, String orderId, String tradeNo, long amountCents, Instant paidAt,
+                                     String campaign) {
+        return client.preparedQuery(PAY).execute(Tuple.of(orderId, tradeNo, amountCents, ts(paidAt), campaign))
                 .map(OrderRepository::movedOwner);
     }
+
+    /** The campaign a paid order earned, with its owner; empty when it earned none or does not exist. */
+    public Uni<Optional<Earned>> earned(SqlClient client, String orderId) {
+        return client.preparedQuery(EARNED).execute(Tuple.of(orderId))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(new Earned(
+                        rows.iterator().next().getString("user_id"), rows.iterator().next().getString("campaign"))));
+    }
+
+    public record Earned(String userId, String campaign) {}
 
     /** WAIT_PAY → CLOSED. Answers the owner's user id when the order moved. */
     public Uni<Optional<String>> close(SqlClient client, String orderId, Instant closedAt) {

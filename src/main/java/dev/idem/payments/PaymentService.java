@@ -65,7 +65,8 @@ public class PaymentService {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Uni<Optional<String>> moved = callback.succeeded()
                 ? orders.pay(tx, callback.orderId(), callback.tradeNo(), callback.amountCents(),
-                        callback.paidAt() == null ? now : callback.paidAt().truncatedTo(ChronoUnit.MICROS))
+                        callback.paidAt() == null ? now : callback.paidAt().truncatedTo(ChronoUnit.MICROS),
+                        campaign.template().orElse(null))
                 : orders.close(tx, callback.orderId(), now);
         return moved.chain(owner -> owner.isPresent()
                 ? applied(tx, callback, owner.get())

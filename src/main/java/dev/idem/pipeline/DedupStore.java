@@ -13,6 +13,9 @@ import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /** All SQL on {@code dedup_record}. */
@@ -31,9 +34,10 @@ public class DedupStore {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
+    /** {@code payload} is null for one-phase records; a two-phase record carries its request. */
     private static final String CLAIM = """
-            INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
-            VALUES ($1, $2, $3, 'PROCESSING', $4, $5, $5, $6)
+            INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at, payload)
+            VALUES ($1, $2, $3, 'PROCESSING', $4, $5, $5, $6, $7)
             ON CONFLICT DO NOTHING
             RETURNING 1""";
 
@@ -41,23 +45,56 @@ public class DedupStore {
             UPDATE dedup_record SET status = 'DONE', result = $3, lease_until = NULL, updated_at = $4
             WHERE scope = $1 AND key = $2""";
 
-    private static final String FIND = """
-            SELECT scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at
-            FROM dedup_record WHERE scope = $1 AND key = $2""";
+    private static final String COLUMNS =
+            "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
+
+    private static final String FIND = "SELECT " + COLUMNS + " FROM dedup_record WHERE scope = $1 AND key = $2";
+
+    /** Only a DONE record: an unfinished one belongs to its lease holder, a FAILED one to reconciliation. */
+    private static final String FORGET = "DELETE FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'";
+
+    /*
+     * Two-phase records. Every write after the claim is a compare-and-set on the lease it was
+     * decided under, so of two processes that both think they hold a record, one writes and the
+     * other changes nothing.
+     */
+
+    /** A hanging record (PROCESSING past its lease) passes to the caller, as one more attempt. */
+    private static final String TAKE_OVER = """
+            UPDATE dedup_record SET lease_until = $3, attempts = attempts + 1, updated_at = $4
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND lease_until = $5 AND lease_until < $4
+            RETURNING attempts, payload""";
+
+    /** The effect happened: DONE with its result, in the transaction of the local business change. */
+    private static final String CONFIRM = """
+            UPDATE dedup_record SET status = 'DONE', result = $3, lease_until = NULL, payload = NULL, updated_at = $4
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $5 AND lease_until = $6""";
+
+    /** The attempt failed: PROCESSING with a new lease (tried again after it) or FAILED for good. */
+    private static final String RELEASE = """
+            UPDATE dedup_record SET status = $3, lease_until = $4, last_error = $5, updated_at = $6
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $7 AND lease_until = $8""";
+
+    /** Served by dedup_record_unfinished_two_phase: only unfinished two-phase records carry a payload. */
+    private static final String HANGING = """
+            SELECT %s FROM dedup_record
+            WHERE payload IS NOT NULL AND status = 'PROCESSING' AND lease_until < $1
+            ORDER BY lease_until
+            LIMIT $2""".formatted(COLUMNS);
 
     /**
      * Inserts the key as PROCESSING; a concurrent insert of the same key waits for the other
      * transaction (the unique index arbitrates) unless {@code wait} bounds that wait.
      */
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil,
-                            Instant expiresAt, Optional<Duration> wait) {
+                            Instant expiresAt, Optional<Duration> wait, JsonObject payload) {
         Uni<Void> bound = wait
                 .map(w -> tx.query("SET LOCAL lock_timeout = '" + Math.max(1, w.toMillis()) + "ms'")
                         .execute().replaceWithVoid())
                 .orElse(Uni.createFrom().voidItem());
         return bound
-                .chain(() -> tx.preparedQuery(CLAIM).execute(Tuple.of(request.scope(), request.key(),
-                        request.fingerprint(), ts(leaseUntil), ts(now), ts(expiresAt))))
+                .chain(() -> tx.preparedQuery(CLAIM).execute(Tuple.from(Arrays.asList(request.scope(), request.key(),
+                        request.fingerprint(), ts(leaseUntil), ts(now), ts(expiresAt), payload))))
                 .map(rows -> rows.rowCount() == 1 ? Claim.CLAIMED : Claim.EXISTS)
                 .onFailure(DedupStore::lockNotAvailable).recoverWithItem(Claim.LOCKED);
     }
@@ -71,6 +108,61 @@ public class DedupStore {
     public Uni<Optional<DedupRecord>> find(SqlClient client, String scope, String key) {
         return client.preparedQuery(FIND).execute(Tuple.of(scope, key))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
+    }
+
+    /** Drops the DONE record of one key so that it can be processed again (repair only); true when one went. */
+    public Uni<Boolean> forget(SqlClient client, String scope, String key) {
+        return client.preparedQuery(FORGET).execute(Tuple.of(scope, key)).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** The hold {@code seen} (a hanging record's) becomes the caller's, valid until {@code until}; empty when someone was first. */
+    Uni<Optional<Lease>> takeOver(SqlClient client, Lease seen, Instant until, Instant now) {
+        IdemRequest request = seen.request();
+        return client.preparedQuery(TAKE_OVER)
+                .execute(Tuple.of(request.scope(), request.key(), ts(until), ts(now), ts(seen.until())))
+                .map(rows -> {
+                    if (rows.rowCount() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    return Optional.of(new Lease(request, row.getJsonObject("payload"), until, row.getInteger("attempts")));
+                });
+    }
+
+    /** True when {@code held} was still the record's hold and it is now DONE with {@code result}. */
+    Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
+        IdemRequest request = held.request();
+        return tx.preparedQuery(CONFIRM)
+                .execute(Tuple.of(request.scope(), request.key(), result, ts(now), held.attempt(), ts(held.until())))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** The failed attempt under {@code held} leaves the record to be tried again after {@code at}. */
+    Uni<Boolean> retryLater(SqlClient client, Lease held, Instant at, String error, Instant now) {
+        return release(client, held, DedupRecord.Status.PROCESSING, at, error, now);
+    }
+
+    /** The record under {@code held} gives up: FAILED, for reconciliation and a person to see. */
+    Uni<Boolean> fail(SqlClient client, Lease held, String error, Instant now) {
+        return release(client, held, DedupRecord.Status.FAILED, null, error, now);
+    }
+
+    private Uni<Boolean> release(SqlClient client, Lease held, DedupRecord.Status status, Instant leaseUntil,
+                                 String error, Instant now) {
+        IdemRequest request = held.request();
+        return client.preparedQuery(RELEASE)
+                .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), status.name(), ts(leaseUntil), error,
+                        ts(now), held.attempt(), ts(held.until()))))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** Two-phase records still PROCESSING after their lease, the longest-hanging first. */
+    Uni<List<DedupRecord>> hanging(SqlClient client, Instant now, int limit) {
+        return client.preparedQuery(HANGING).execute(Tuple.of(ts(now), limit)).map(rows -> {
+            List<DedupRecord> records = new ArrayList<>();
+            rows.forEach(row -> records.add(toRecord(row)));
+            return records;
+        });
     }
 
     private static boolean lockNotAvailable(Throwable failure) {

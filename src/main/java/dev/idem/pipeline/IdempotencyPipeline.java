@@ -2,19 +2,32 @@ package dev.idem.pipeline;
 
 import dev.idem.pipeline.DedupStore.Claim;
 import dev.idem.pipeline.RedisGuard.PreCheck;
+import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Transaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The one path every entry point takes: Redis pre-check, then a claim on the unique dedup key in
  * the same transaction as the business work, then DONE in Redis once the database committed.
  * Failures of Postgres are not outcomes: they fail the Uni, and the caller retries or answers 503.
+ *
+ * <p>Work whose effect lies outside the database takes the two-phase variant of the same path
+ * ({@link #executeTwoPhase}): the claim commits alone, as PROCESSING under a lease; the effect
+ * runs carrying the key; a second transaction confirms DONE together with the local business
+ * change, by compare-and-set on the lease. A record left PROCESSING past its lease (a crash, a
+ * hang, a failed attempt) is taken over by a duplicate or by {@link HangingRecords}.
  */
 @ApplicationScoped
 public class IdempotencyPipeline {
@@ -29,9 +42,13 @@ public class IdempotencyPipeline {
     private final DedupConfig dedup;
     private final PipelineMetrics metrics;
     private final Clock clock;
+    private final TwoPhaseConfig twoPhase;
+    private final TwoPhaseHandlers handlers;
+    private final TwoPhaseMetrics twoPhaseMetrics;
 
     IdempotencyPipeline(RedisGuard redis, DedupStore store, Pool pool, PipelineConfig config,
-                        DedupConfig dedup, PipelineMetrics metrics, Clock clock) {
+                        DedupConfig dedup, PipelineMetrics metrics, Clock clock,
+                        TwoPhaseConfig twoPhase, TwoPhaseHandlers handlers, TwoPhaseMetrics twoPhaseMetrics) {
         this.redis = redis;
         this.store = store;
         this.pool = pool;
@@ -39,13 +56,61 @@ public class IdempotencyPipeline {
         this.dedup = dedup;
         this.metrics = metrics;
         this.clock = clock;
+        this.twoPhase = twoPhase;
+        this.handlers = handlers;
+        this.twoPhaseMetrics = twoPhaseMetrics;
     }
 
     public Uni<Outcome> execute(IdemRequest request, Work work) {
+        return guarded(request, () -> transact(request, tx -> decide(tx, request, new OnePhase(request, work),
+                CLAIM_ATTEMPTS)).map(Decision::outcome));
+    }
+
+    /**
+     * Two-phase mode: runs the {@link TwoPhaseWork} registered for the request's scope, with
+     * {@code payload} stored in the record so that recovery can run the effect again. A delivery
+     * that finds the key within its lease is IN_FLIGHT; one that finds it hanging takes it over.
+     * The first delivery is PROCESSED once the effect is confirmed, IN_FLIGHT when its attempt
+     * failed and will be tried again, REJECTED (FAILED) when it was the last attempt.
+     */
+    public Uni<Outcome> executeTwoPhase(IdemRequest request, JsonObject payload) {
+        TwoPhaseWork work = handlers.forScope(request.scope()).orElseThrow(() ->
+                new IllegalStateException("no two-phase handler for scope " + request.scope()));
+        return guarded(request, () -> transact(request, tx -> decide(tx, request, new TwoPhase(request, payload),
+                CLAIM_ATTEMPTS)).chain(decision -> decision.acquired() == null
+                        ? Uni.createFrom().item(decision.outcome())
+                        : attempt(work, decision.acquired())));
+    }
+
+    /**
+     * Recovery's step for one hanging record: take it over and run its effect again, or give it
+     * up when it had all its attempts. Racing another process for the record is safe: the
+     * compare-and-set on the lease lets exactly one of them act.
+     */
+    Uni<Resumption> resume(DedupRecord hanging) {
+        Optional<TwoPhaseWork> work = handlers.forScope(hanging.scope());
+        if (work.isEmpty()) {
+            Log.errorf("ALERT hanging record %s/%s has no two-phase handler in this service", hanging.scope(),
+                    hanging.key());
+            return Uni.createFrom().item(Resumption.UNHANDLED);
+        }
+        return seize(pool, hanging).chain(seized -> {
+            if (seized.gaveUp()) {
+                return Uni.createFrom().item(Resumption.GAVE_UP);
+            }
+            if (seized.lease() == null) {
+                return Uni.createFrom().item(Resumption.LOST);
+            }
+            return attempt(work.get(), seized.lease()).map(outcome -> outcome.accept(Resumption.AFTER_TAKEOVER));
+        });
+    }
+
+    /** Redis first; the database (one transaction or two phases) only when Redis cannot answer. */
+    private Uni<Outcome> guarded(IdemRequest request, Supplier<Uni<Outcome>> database) {
         return redis.preCheck(request)
                 .chain(pre -> pre instanceof PreCheck.Done done
                         ? Uni.createFrom().item(fromRedis(request, done))
-                        : inDatabase(request, work))
+                        : database.get())
                 .invoke(outcome -> metrics.outcome(request.scope(), outcome));
     }
 
@@ -55,40 +120,44 @@ public class IdempotencyPipeline {
                 : new Outcome.KeyReused();
     }
 
-    private Uni<Outcome> inDatabase(IdemRequest request, Work work) {
-        return pool.withConnection(conn -> conn.begin().chain(tx -> decide(conn, request, work, CLAIM_ATTEMPTS)
+    /** One transaction on one connection; Redis hears DONE only after the commit. */
+    private Uni<Decision> transact(IdemRequest request, Function<SqlConnection, Uni<Decision>> decide) {
+        return pool.withConnection(conn -> conn.begin().chain(tx -> decide.apply(conn)
                         .call(decision -> decision.commit() ? tx.commit() : tx.rollback())
                         .onFailure().call(() -> rollbackQuietly(tx))))
                 .call(decision -> decision.cacheable() ? redis.markDone(request, decision.stored())
-                        : Uni.createFrom().voidItem())
-                .map(Decision::outcome);
+                        : Uni.createFrom().voidItem());
     }
 
-    private Uni<Decision> decide(SqlConnection tx, IdemRequest request, Work work, int attemptsLeft) {
+    private Uni<Decision> decide(SqlConnection tx, IdemRequest request, Claimant claimant, int attemptsLeft) {
         Instant now = clock.instant();
+        Instant leaseUntil = claimant.leaseUntil(now);
         Instant expiresAt = now.plus(config.retention(request.scope()).orElse(dedup.retention()));
-        return store.claim(tx, request, now, now, expiresAt, config.concurrentWait(request.scope()))
+        return store.claim(tx, request, now, leaseUntil, expiresAt, config.concurrentWait(request.scope()),
+                        claimant.payload())
                 .chain(claim -> switch (claim) {
-                    case CLAIMED -> work.run(tx).chain(effect -> record(tx, request, effect));
-                    case LOCKED -> Uni.createFrom().item(Decision.rollback(
-                            new Outcome.InFlight(config.inFlightRetryAfter())));
-                    case EXISTS -> existing(tx, request, work, attemptsLeft);
+                    case CLAIMED -> claimant.claimed(tx, leaseUntil);
+                    case LOCKED -> Uni.createFrom().item(Decision.rollback(inFlight()));
+                    case EXISTS -> existing(tx, request, claimant, attemptsLeft);
                 });
     }
 
-    private Uni<Decision> existing(SqlConnection tx, IdemRequest request, Work work, int attemptsLeft) {
+    private Uni<Decision> existing(SqlConnection tx, IdemRequest request, Claimant claimant, int attemptsLeft) {
         return store.find(tx, request.scope(), request.key()).chain(found -> {
             if (found.isPresent()) {
-                return Uni.createFrom().item(judge(request, found.get()));
+                return claimant.existing(tx, found.get());
             }
             return attemptsLeft > 1
-                    ? decide(tx, request, work, attemptsLeft - 1)
-                    : Uni.createFrom().item(Decision.rollback(new Outcome.InFlight(config.inFlightRetryAfter())));
+                    ? decide(tx, request, claimant, attemptsLeft - 1)
+                    : Uni.createFrom().item(Decision.rollback(inFlight()));
         });
     }
 
-    /** The first delivery's effect becomes the key's stored result, in the same transaction. */
-    private Uni<Decision> record(SqlConnection tx, IdemRequest request, Effect effect) {
+    /**
+     * The work's effect becomes the key's stored result in the transaction that {@code complete}
+     * writes it in; {@code complete} answering false (a two-phase lease lost meanwhile) rolls back.
+     */
+    private Uni<Decision> record(Effect effect, Function<JsonObject, Uni<Boolean>> complete) {
         if (effect instanceof Effect.Refused refused) {
             return Uni.createFrom().item(Decision.rollback(new Outcome.Rejected(refused.reason(), refused.detail())));
         }
@@ -105,8 +174,9 @@ public class IdempotencyPipeline {
             stored = anomalous.result();
             outcome = new Outcome.Anomaly(anomalous.kind(), stored);
         }
-        return store.complete(tx, request, stored, clock.instant())
-                .replaceWith(Decision.commit(outcome, stored));
+        return complete.apply(stored).map(completed -> completed
+                ? Decision.commit(outcome, stored)
+                : Decision.rollback(inFlight()));
     }
 
     /** A committed row that another delivery wrote: same payload or not, finished or not. */
@@ -116,28 +186,211 @@ public class IdempotencyPipeline {
         }
         return switch (existing.status()) {
             case DONE -> Decision.refreshCache(new Outcome.Duplicate(Layer.DB, existing.result()), existing.result());
-            case PROCESSING -> Decision.rollback(new Outcome.InFlight(config.inFlightRetryAfter()));
-            case FAILED -> Decision.rollback(new Outcome.Rejected("FAILED", "the work for this key failed for good"));
+            case PROCESSING -> Decision.rollback(inFlight());
+            case FAILED -> Decision.rollback(failedForGood());
         };
+    }
+
+    // --- two-phase: attempts under a lease ------------------------------------------------------
+
+    /** One run of the effect under {@code lease}, then its confirmation or the record of its failure. */
+    private Uni<Outcome> attempt(TwoPhaseWork work, Lease lease) {
+        return Uni.createFrom().deferred(() -> work.perform(lease.request().key(), lease.payload()))
+                // the effect's own timeout comes first; this bound only keeps a broken one from holding on
+                .ifNoItem().after(twoPhase.lease()).fail()
+                .onItemOrFailure().transformToUni((performed, failure) -> failure == null
+                        ? confirm(work, lease, performed)
+                        : failed(lease, failure.toString()));
+    }
+
+    /** DONE and the local business change in one transaction, if {@code lease} still holds the record. */
+    private Uni<Outcome> confirm(TwoPhaseWork work, Lease lease, JsonObject performed) {
+        IdemRequest request = lease.request();
+        return transact(request, tx -> work.confirm(tx, request.key(), lease.payload(), performed)
+                        .chain(effect -> record(effect, stored -> store.confirm(tx, lease, stored, clock.instant()))))
+                .chain(decision -> decision.outcome() instanceof Outcome.Rejected refused
+                        ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())
+                        : Uni.createFrom().item(decision.outcome()));
+    }
+
+    /** The attempt failed for sure: try again after the retry delay, or give up after the last attempt. */
+    private Uni<Outcome> failed(Lease lease, String error) {
+        IdemRequest request = lease.request();
+        Instant now = clock.instant();
+        if (lease.attempt() >= twoPhase.maxAttempts()) {
+            return store.fail(pool, lease, error, now).map(failed -> {
+                if (!failed) {
+                    return inFlight(); // taken over meanwhile: its new holder decides
+                }
+                gaveUp(request, lease.attempt(), error);
+                return failedForGood();
+            });
+        }
+        return store.retryLater(pool, lease, leaseEnd(now, twoPhase.retryDelay()), error, now).map(released -> {
+            if (released) {
+                Log.warnf("%s %s: attempt %d of %d failed, to be tried again: %s", request.scope(), request.key(),
+                        lease.attempt(), twoPhase.maxAttempts(), error);
+            }
+            return inFlight();
+        });
+    }
+
+    /**
+     * A hanging record passes to the caller as one more attempt, or becomes FAILED when it had
+     * all its attempts; empty-handed when another process was first.
+     */
+    private Uni<Seized> seize(SqlClient client, DedupRecord hanging) {
+        Instant now = clock.instant();
+        IdemRequest request = new IdemRequest(hanging.scope(), hanging.key(), hanging.fingerprint());
+        Lease seen = new Lease(request, null, hanging.leaseUntil(), hanging.attempts());
+        if (hanging.attempts() >= twoPhase.maxAttempts()) {
+            String error = "attempt " + hanging.attempts() + " never finished within its lease";
+            return store.fail(client, seen, error, now).map(failed -> {
+                if (failed) {
+                    gaveUp(request, hanging.attempts(), error);
+                }
+                return failed ? Seized.GAVE_UP : Seized.LOST;
+            });
+        }
+        return store.takeOver(client, seen, leaseEnd(now, twoPhase.lease()), now).map(taken -> taken
+                .map(lease -> {
+                    twoPhaseMetrics.takeover(request.scope());
+                    Log.warnf("%s %s: hanging since %s, taken over as attempt %d", request.scope(), request.key(),
+                            hanging.leaseUntil(), lease.attempt());
+                    return new Seized(lease, false);
+                })
+                .orElse(Seized.LOST));
+    }
+
+    private void gaveUp(IdemRequest request, int attempts, String error) {
+        twoPhaseMetrics.failed(request.scope());
+        Log.errorf("ALERT %s %s FAILED after %d attempts: %s", request.scope(), request.key(), attempts, error);
+    }
+
+    /** Leases are compared for equality in SQL, so they are kept at the precision of timestamptz. */
+    private static Instant leaseEnd(Instant now, Duration length) {
+        return now.plus(length).truncatedTo(ChronoUnit.MICROS);
+    }
+
+    private Outcome inFlight() {
+        return new Outcome.InFlight(config.inFlightRetryAfter());
+    }
+
+    private static Outcome failedForGood() {
+        return new Outcome.Rejected("FAILED", "the work for this key failed for good");
     }
 
     private static Uni<Void> rollbackQuietly(Transaction tx) {
         return tx.rollback().onFailure().recoverWithNull();
     }
 
-    /** How a transaction ends and what Redis learns afterwards. */
-    private record Decision(Outcome outcome, boolean commit, JsonObject stored) {
+    /** What tells the two modes apart once a key is claimed, or found claimed. */
+    private interface Claimant {
+        Instant leaseUntil(Instant now);
+
+        /** Stored with the claim; null for one-phase records. */
+        JsonObject payload();
+
+        Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil);
+
+        Uni<Decision> existing(SqlConnection tx, DedupRecord record);
+    }
+
+    /** Claim, work and DONE in one transaction: the record is never seen PROCESSING by others. */
+    private final class OnePhase implements Claimant {
+        private final IdemRequest request;
+        private final Work work;
+
+        OnePhase(IdemRequest request, Work work) {
+            this.request = request;
+            this.work = work;
+        }
+
+        public Instant leaseUntil(Instant now) {
+            return now;
+        }
+
+        public JsonObject payload() {
+            return null;
+        }
+
+        public Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil) {
+            return work.run(tx).chain(effect -> record(effect,
+                    stored -> store.complete(tx, request, stored, clock.instant()).replaceWith(Boolean.TRUE)));
+        }
+
+        public Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
+            return Uni.createFrom().item(judge(request, record));
+        }
+    }
+
+    /** The claim commits alone, under a lease; the effect runs after the commit. */
+    private final class TwoPhase implements Claimant {
+        private final IdemRequest request;
+        private final JsonObject payload;
+
+        TwoPhase(IdemRequest request, JsonObject payload) {
+            this.request = request;
+            this.payload = payload;
+        }
+
+        public Instant leaseUntil(Instant now) {
+            return leaseEnd(now, twoPhase.lease());
+        }
+
+        public JsonObject payload() {
+            return payload;
+        }
+
+        public Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil) {
+            return Uni.createFrom().item(Decision.acquired(new Lease(request, payload, leaseUntil, 1)));
+        }
+
+        /** Within its lease the record is IN_FLIGHT; past it, this delivery takes it over. */
+        public Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
+            boolean hanging = record.status() == DedupRecord.Status.PROCESSING
+                    && record.leaseUntil().isBefore(clock.instant());
+            if (!hanging || !record.fingerprint().equals(request.fingerprint())) {
+                return Uni.createFrom().item(judge(request, record));
+            }
+            return seize(tx, record).map(seized -> {
+                if (seized.gaveUp()) {
+                    return Decision.settle(failedForGood());
+                }
+                return seized.lease() == null ? Decision.rollback(inFlight()) : Decision.acquired(seized.lease());
+            });
+        }
+    }
+
+    /** What an attempt to seize a hanging record got: its lease, its end (FAILED), or nothing. */
+    private record Seized(Lease lease, boolean gaveUp) {
+        static final Seized LOST = new Seized(null, false);
+        static final Seized GAVE_UP = new Seized(null, true);
+    }
+
+    /** How a transaction ends, what Redis learns afterwards, and whether an effect is to run. */
+    private record Decision(Outcome outcome, boolean commit, JsonObject stored, Lease acquired) {
         static Decision commit(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, true, stored);
+            return new Decision(outcome, true, stored, null);
         }
 
         /** Nothing was written but the row is DONE: tell Redis, so the next duplicate stops there. */
         static Decision refreshCache(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, false, stored);
+            return new Decision(outcome, false, stored, null);
         }
 
         static Decision rollback(Outcome outcome) {
-            return new Decision(outcome, false, null);
+            return new Decision(outcome, false, null, null);
+        }
+
+        /** Written, but not a result Redis may answer duplicates with. */
+        static Decision settle(Outcome outcome) {
+            return new Decision(outcome, true, null, null);
+        }
+
+        /** The key is held under {@code lease}: commit, then run the effect outside the transaction. */
+        static Decision acquired(Lease lease) {
+            return new Decision(null, true, null, lease);
         }
 
         boolean cacheable() {

@@ -7,6 +7,7 @@ import io.quarkus.redis.datasource.value.SetArgs;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Optional;
 
 /**
  * The pipeline's first layer: one Redis round trip that claims a key and tells what was there.
@@ -34,11 +35,13 @@ class RedisGuard {
         record Unavailable() implements PreCheck {}
     }
 
+    private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
 
     RedisGuard(ReactiveRedisDataSource redis, PipelineConfig config, PipelineMetrics metrics) {
+        this.redis = redis;
         this.values = redis.value(String.class);
         this.config = config;
         this.metrics = metrics;
@@ -64,6 +67,22 @@ class RedisGuard {
                 });
     }
 
+    /** What Redis holds for a key, for people reading a key's trail; empty when nothing or unreachable. */
+    Uni<Optional<String>> peek(String scope, String key) {
+        return values.get(redisKey(scope, key))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .map(Optional::ofNullable)
+                .onFailure().recoverWithItem(Optional.empty());
+    }
+
+    /** Drops whatever Redis holds for a key; best effort, Redis is only a cache. */
+    Uni<Void> forget(String scope, String key) {
+        return redis.key(String.class).del(redisKey(scope, key))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .replaceWithVoid()
+                .onFailure().recoverWithNull();
+    }
+
     private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {
         metrics.redisDegraded(request.scope(), operation);
         Log.debugf("Redis skipped for %s (%s): %s", request.scope(), operation, failure.toString());
@@ -71,7 +90,11 @@ class RedisGuard {
     }
 
     private String redisKey(IdemRequest request) {
-        return config.redisPrefix() + ":" + request.scope() + ":" + request.key();
+        return redisKey(request.scope(), request.key());
+    }
+
+    private String redisKey(String scope, String key) {
+        return config.redisPrefix() + ":" + scope + ":" + key;
     }
 
     static PreCheck parse(String previous) {

@@ -39,6 +39,8 @@ class CampaignOffTest {
         deliver(callback("T-" + order, order, 1999, "SUCCESS")).then().statusCode(200).body("code", equalTo("SUCCESS"));
 
         assertEquals("PAID", db.string("SELECT status FROM orders WHERE id = $1", order));
+        assertEquals(0, db.count("SELECT count(*) FROM orders WHERE id = $1 AND campaign IS NOT NULL", order),
+                "the order earned no campaign, so reconciliation expects no coupon for it");
         assertEquals(0, db.count("SELECT count(*) FROM outbox_event WHERE event_key = $1", "paid:" + order));
     }
 }

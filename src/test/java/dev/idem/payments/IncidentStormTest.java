@@ -50,7 +50,7 @@ class IncidentStormTest {
         AtomicBoolean flushed = new AtomicBoolean();
 
         storm.deliver(COPIES, 64, () -> {
-            redis.flushall();
+            redis.execute("FLUSHDB");
             flushed.set(true);
         });
 

@@ -1,0 +1,34 @@
+package dev.idem.ops;
+
+import dev.idem.web.Problem;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+/** {@code /admin/*} needs {@code X-Admin-Token} equal to the configured token, compared in constant time. */
+public class AdminFilter {
+
+    static final String HEADER = "X-Admin-Token";
+
+    private final AdminConfig config;
+
+    AdminFilter(AdminConfig config) {
+        this.config = config;
+    }
+
+    @ServerRequestFilter
+    public Optional<Response> requireAdmin(ContainerRequestContext request) {
+        if (!request.getUriInfo().getPath().startsWith("/admin/")) {
+            return Optional.empty();
+        }
+        String given = request.getHeaderString(HEADER);
+        boolean allowed = given != null && config.token()
+                .map(token -> MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8)))
+                .orElse(false);
+        return allowed ? Optional.empty()
+                : Optional.of(Problem.response(401, "ADMIN_UNAUTHORIZED", "a valid X-Admin-Token is required"));
+    }
+}
