@@ -1,0 +1,159 @@
+package dev.idem.bench;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * The HTTP part, against one service with the outbox relay off (the callback's transaction still
+ * writes the outbox row; only the publishing waits for the Kafka part):
+ * warm-up, Idempotency-Key first executions, first-delivery callbacks, duplicate deliveries, the
+ * bare one-Redis-GET endpoint and Idempotency-Key replays, each as a ramp of concurrency that
+ * stops when the throughput grows by less than {@code BENCH_STOP_GAIN}.
+ */
+final class HttpPhases {
+
+    private static final int TOP_UP_CONCURRENCY = 32;
+
+    private final Settings settings;
+    private final Load load;
+    private final Proc proc;
+    private final Metrics metrics;
+    private final Ops ops;
+
+    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics) {
+        this.settings = settings;
+        this.load = load;
+        this.proc = proc;
+        this.metrics = metrics;
+        this.ops = new Ops(settings.secret());
+    }
+
+    static void run(Settings settings, Args args) throws Exception {
+        int port = args.integer("port");
+        Proc proc = new Proc(Long.parseLong(args.get("pid")), settings.clockTicks());
+        String run = args.get("run");
+        try (Load load = new Load(port, proc)) {
+            JsonObject result = new HttpPhases(settings, load, proc, new Metrics(port)).all("bench-" + run);
+            Files.writeString(Path.of(args.get("out")), result.encodePrettily());
+        } finally {
+            proc.close();
+        }
+    }
+
+    private JsonObject all(String user) {
+        JsonObject result = new JsonObject();
+        double warm = settings.warmupSeconds();
+        if (warm > 0) {
+            Progress.say("warm-up: " + warm + " s per kind of request, not counted");
+            Ops.Pool pool = new Ops.Pool(user + "-w");
+            load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1));
+            load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null));
+            load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool));
+            load.closed("warm-up bare", 16, warm / 2, ops.bare());
+            load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size()));
+        }
+        checkAlive();
+
+        Ops.Pool pool = new Ops.Pool(user);
+
+        Progress.say("Idempotency-Key first executions: POST /api/orders with new keys (these orders are paid next)");
+        Map<String, Double> m0 = metrics.snapshot();
+        JsonObject keyFirst = ramp("key first", c -> load.closed("key first", c, settings.seconds(),
+                ops.createOrders(pool, -1)));
+        int keyed = pool.orders.size();
+        Map<String, Double> m1 = metrics.snapshot();
+        keyFirst.put("metrics", Metrics.delta(m0, m1));
+        result.put("keyFirst", keyFirst);
+        checkAlive();
+
+        Progress.say("first-delivery callbacks: one signed SUCCESS per fresh WAIT_PAY order");
+        double[] estimate = {keyFirst.getJsonObject("peak").getDouble("perSecond")};
+        long[] rssMax = {0};
+        JsonArray topUps = new JsonArray();
+        JsonObject first = ramp("callbacks first", c -> {
+            long need = (long) Math.ceil(estimate[0] * settings.seconds() * 1.1) + c;
+            if (pool.unpaid() < need) {
+                int limit = (int) (pool.nextKey + (need - pool.unpaid()));
+                Load.Step topUp = load.closed("(new orders)", TOP_UP_CONCURRENCY, 300,
+                        ops.createOrders(pool, limit));
+                topUps.add(topUp.toJson());
+            }
+            proc.takeRssMaxKb();
+            Load.Step step = load.closed("callbacks first", c, settings.seconds(), ops.firstDeliveries(pool, null));
+            rssMax[0] = Math.max(rssMax[0], proc.takeRssMaxKb());
+            // the next step has twice the concurrency; past the first steps that rarely gains 50%
+            estimate[0] = Math.max(step.rate() * 1.5, 100);
+            return step;
+        });
+        Map<String, Double> m2 = metrics.snapshot();
+        first.put("metrics", Metrics.delta(m1, m2)).put("orderTopUps", topUps).put("paidOrders", pool.paid);
+        result.put("callbacksFirst", first);
+        result.put("rssMaxKbDuringCallbacks", rssMax[0]);
+        checkAlive();
+
+        Progress.say("duplicate deliveries: the callbacks of the " + pool.paid + " paid orders again");
+        JsonObject duplicates = ramp("duplicates", c -> load.closed("duplicates", c, settings.seconds(),
+                ops.duplicates(pool)));
+        Map<String, Double> m3 = metrics.snapshot();
+        JsonObject dupMetrics = Metrics.delta(m2, m3);
+        duplicates.put("metrics", dupMetrics);
+        long byRedis = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"",
+                "layer=\"redis\"");
+        long byAll = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"");
+        duplicates.put("answeredByRedis", byRedis).put("answeredByAnyLayer", byAll);
+        result.put("duplicates", duplicates);
+        checkAlive();
+
+        Progress.say("bare endpoint: GET /bench/redis-get, one Redis GET");
+        result.put("bare", ramp("bare redis-get", c -> load.closed("bare redis-get", c, settings.seconds(),
+                ops.bare())));
+        checkAlive();
+
+        Progress.say("Idempotency-Key replays: the same keys and bodies again");
+        Map<String, Double> m4 = metrics.snapshot();
+        JsonObject replays = ramp("key replay", c -> load.closed("key replay", c, settings.seconds(),
+                ops.replayOrders(pool, keyed)));
+        replays.put("metrics", Metrics.delta(m4, metrics.snapshot()));
+        result.put("keyReplay", replays);
+
+        result.put("rssMaxKbOverall", proc.takeRssMaxKb());
+        result.put("paidUser", user);
+        return result;
+    }
+
+    /** Steps of rising concurrency until the throughput grows by less than the stop gain. */
+    private JsonObject ramp(String name, IntFunction<Load.Step> step) {
+        List<Load.Step> steps = new ArrayList<>();
+        Load.Step peak = null;
+        for (int c : settings.concurrency()) {
+            Load.Step s = step.apply(c);
+            steps.add(s);
+            Load.Step previous = peak;
+            if (peak == null || s.rate() > peak.rate()) {
+                peak = s;
+            }
+            if (s.ok == 0 || !proc.alive()) {
+                break;
+            }
+            // at least three steps, so one noisy step early on cannot end the ramp
+            if (steps.size() >= 3 && previous != null && s.rate() < previous.rate() * (1 + settings.stopGain())) {
+                break;
+            }
+        }
+        JsonArray all = new JsonArray();
+        steps.forEach(s -> all.add(s.toJson()));
+        return new JsonObject().put("name", name).put("steps", all).put("peak", peak == null ? null : peak.toJson());
+    }
+
+    private void checkAlive() {
+        if (!proc.alive()) {
+            throw new IllegalStateException("the service process is gone");
+        }
+    }
+}

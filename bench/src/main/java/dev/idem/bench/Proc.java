@@ -1,0 +1,171 @@
+package dev.idem.bench;
+
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What {@code /proc} says about the service process and the machine. */
+final class Proc {
+
+    private static final long SELF = ProcessHandle.current().pid();
+
+    private final long pid;
+    private final Map<Long, String> groups = new ConcurrentHashMap<>();
+    private final int clockTicks;
+    private final AtomicLong rssMaxKb = new AtomicLong();
+    private final ScheduledExecutorService sampler;
+
+    Proc(long pid, int clockTicks) {
+        this.pid = pid;
+        this.clockTicks = clockTicks;
+        this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rss-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        sampler.scheduleAtFixedRate(() -> rssMaxKb.accumulateAndGet(rssKb(), Math::max), 0, 250, TimeUnit.MILLISECONDS);
+    }
+
+    boolean alive() {
+        return Files.exists(Path.of("/proc/" + pid + "/status"));
+    }
+
+    /** VmRSS in kB, or 0 when the process is gone. */
+    long rssKb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | RuntimeException gone) {
+            // the process ended
+        }
+        return 0;
+    }
+
+    /** The largest RSS seen since the last call, then starts over. */
+    long takeRssMaxKb() {
+        return rssMaxKb.getAndSet(rssKb());
+    }
+
+    void close() {
+        sampler.shutdownNow();
+    }
+
+    /** Who uses the cores: the groups CPU time is split into. */
+    static final String[] GROUPS = {"service", "postgres", "redis", "kafka", "loadGenerator", "other"};
+
+    /** CPU time counters at one instant, to be subtracted from a later snapshot. */
+    record CpuSnapshot(long nanos, Map<Long, Double> seconds, long machineBusy, long machineTotal) {}
+
+    /** Cores used over an interval by each group, and how busy the whole machine was. */
+    record CpuUse(Map<String, Double> cores, double machineBusyPercent) {
+        double of(String group) {
+            return cores.getOrDefault(group, 0.0);
+        }
+
+        JsonObject toJson() {
+            JsonObject json = new JsonObject();
+            for (String group : GROUPS) {
+                json.put(group, Load.round(of(group), 2));
+            }
+            return json.put("machineBusyPercent", Load.round(machineBusyPercent, 1));
+        }
+
+        String line() {
+            return String.format(Locale.ROOT,
+                    "cpu: service %.2f, pg %.2f, redis %.2f, kafka %.2f, load %.2f, other %.2f (%.0f%%)",
+                    of("service"), of("postgres"), of("redis"), of("kafka"), of("loadGenerator"), of("other"),
+                    machineBusyPercent);
+        }
+    }
+
+    /** Every process's CPU time from /proc, and the machine's own counters. */
+    CpuSnapshot cpu() {
+        long busy = 0;
+        long total = 0;
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            for (int i = 1; i < f.length && i <= 8; i++) {
+                long v = Long.parseLong(f[i]);
+                total += v;
+                if (i != 4 && i != 5) { // idle, iowait
+                    busy += v;
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // not Linux: no machine figure
+        }
+        Map<Long, Double> seconds = new HashMap<>();
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"),
+                p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (Path process : processes) {
+                try {
+                    String stat = Files.readString(process.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    String comm = stat.substring(stat.indexOf('(') + 1, close);
+                    // the command name may hold spaces: fields count from the closing parenthesis
+                    String[] f = stat.substring(close + 2).trim().split("\\s+");
+                    double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
+                    long id = Long.parseLong(process.getFileName().toString());
+                    group(id, comm, process);
+                    seconds.put(id, cpu);
+                } catch (IOException | RuntimeException gone) {
+                    // the process ended meanwhile
+                }
+            }
+        } catch (IOException ignored) {
+            // no /proc
+        }
+        return new CpuSnapshot(System.nanoTime(), seconds, busy, total);
+    }
+
+    CpuUse since(CpuSnapshot before) {
+        CpuSnapshot now = cpu();
+        double wall = (now.nanos() - before.nanos()) / 1e9;
+        long total = now.machineTotal() - before.machineTotal();
+        // per process: one that started meanwhile counts whole, one that ended meanwhile is lost
+        Map<String, Double> cores = new HashMap<>();
+        now.seconds().forEach((id, s) -> cores.merge(groups.getOrDefault(id, "other"),
+                Math.max(0, s - before.seconds().getOrDefault(id, 0.0)) / wall, Double::sum));
+        return new CpuUse(cores, total == 0 ? 0 : 100.0 * (now.machineBusy() - before.machineBusy()) / total);
+    }
+
+    private String group(long id, String comm, Path process) {
+        return groups.computeIfAbsent(id, ignored -> {
+            if (id == pid) {
+                return "service";
+            }
+            if (id == SELF) {
+                return "loadGenerator";
+            }
+            if (comm.startsWith("postgres") || comm.equals("postmaster")) {
+                return "postgres";
+            }
+            if (comm.startsWith("redis-server")) {
+                return "redis";
+            }
+            try {
+                String cmdline = new String(Files.readAllBytes(process.resolve("cmdline")), StandardCharsets.UTF_8);
+                if (cmdline.contains("kafka.Kafka")) {
+                    return "kafka";
+                }
+            } catch (IOException | RuntimeException gone) {
+                // ended
+            }
+            return "other";
+        });
+    }
+}

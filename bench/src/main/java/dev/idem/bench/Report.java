@@ -1,0 +1,284 @@
+package dev.idem.bench;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** Merges the parts of one run into one JSON document and prints the table with its ratios. */
+final class Report {
+
+    private final JsonObject all;
+    private final StringBuilder out = new StringBuilder();
+
+    private Report(JsonObject all) {
+        this.all = all;
+    }
+
+    static void run(Args args) throws IOException {
+        Path dir = Path.of(args.get("dir"));
+        JsonObject all = new JsonObject();
+        for (String part : new String[] {"meta", "startup", "pgbench", "redis", "http", "kafka-pipeline", "kafka-bare",
+                "latency-light", "latency"}) {
+            Path file = dir.resolve(part + ".json");
+            if (Files.exists(file)) {
+                all.put(part, new JsonObject(Files.readString(file)));
+            }
+        }
+        Report report = new Report(all);
+        all.put("ratios", report.ratios());
+        String table = report.table();
+        all.put("table", table);
+        String json = all.encodePrettily();
+        Files.writeString(Path.of(args.get("out")), json);
+        Files.writeString(Path.of(args.get("latest")), json);
+        Files.writeString(Path.of(args.get("table")), table);
+        System.out.print(table);
+    }
+
+    private JsonObject ratios() {
+        return new JsonObject()
+                .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
+                .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
+                .put("grantsWithOverWithout", ratio(grants("kafka-pipeline"), grants("kafka-bare"), 0.85));
+    }
+
+    private static JsonObject ratio(Double measured, Double limit, double target) {
+        JsonObject r = new JsonObject().put("numerator", measured).put("denominator", limit).put("target", target);
+        if (measured != null && limit != null && limit > 0) {
+            r.put("value", Load.round(measured / limit, 2));
+        }
+        return r;
+    }
+
+    private String table() {
+        JsonObject meta = obj(all, "meta");
+        line("idem bench " + str(meta, "run") + ": " + str(meta, "date") + ", " + str(meta, "cores") + " cores, "
+                + str(meta, "memory") + ", load average at start " + str(meta, "loadAverageAtStart") + "; working tree "
+                + str(meta, "commit") + ", service jar built " + str(meta, "serviceJarBuilt"));
+        if (meta != null && meta.getString("busy") != null && !meta.getString("busy").isBlank()) {
+            line("NOTE: the machine was busy during this run (" + meta.getString("busy") + "); figures are noisy.");
+        }
+        line("");
+        line("| figure | result | p50 | p99 | at | notes |");
+        line("|---|---:|---:|---:|---|---|");
+
+        JsonObject startup = obj(all, "startup");
+        JsonObject a = obj(startup, "A");
+        row("start-up, process start → /q/health/ready 200", a == null ? null : fmt(a.getDouble("readyMs") / 1000, 2) + " s",
+                null, null, null, a == null ? "" : "Quarkus says started in " + str(a, "quarkusSeconds") + " s"
+                        + others(startup));
+
+        ramp("first-delivery signed callbacks", "callbacksFirst", "/s", serviceNote("callbacksFirst"));
+        JsonObject http = obj(all, "http");
+        JsonObject dup = obj(http, "duplicates");
+        String layers = dup == null ? "" : dup.getLong("answeredByRedis", 0L) + " of "
+                + dup.getLong("answeredByAnyLayer", 0L) + " answered by Redis alone";
+        ramp("duplicate deliveries (Redis DONE path)", "duplicates", "/s", layers);
+        ramp("bare GET /bench/redis-get (one Redis GET)", "bare", "/s", "");
+        ramp("Idempotency-Key first execution (POST /api/orders)", "keyFirst", "/s", "");
+        ramp("Idempotency-Key replay (same key, same body)", "keyReplay", "/s", "");
+
+        grantsRow("coupon grants via Kafka, pipeline on", "kafka-pipeline");
+        grantsRow("coupon grants via Kafka, pipeline off", "kafka-bare");
+
+        latencyRow("callback → coupon latency, at half the first-delivery peak", "latency");
+        latencyRow("callback → coupon latency, light load (a tenth of the grant rate)", "latency-light");
+
+        JsonObject pg = obj(all, "pgbench");
+        row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",
+                null, null, pg == null ? null : "-c " + pg.getValue("clients") + " -j " + pg.getValue("threads")
+                        + " -M prepared -T " + pg.getValue("seconds"),
+                pg == null ? "" : "latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same without the"
+                        + " outbox NOTIFY trigger " + fmt(pg.getDouble("tpsWithoutNotify"), 0) + " TPS (for comparison)");
+        JsonObject redis = obj(all, "redis");
+        row("redis-benchmark SET key:__rand_int__ v NX EX 60", redis == null ? null : fmt(redis.getDouble("rps"), 0) + "/s",
+                redis == null ? null : fmt(redis.getDouble("p50Ms"), 2) + " ms",
+                redis == null ? null : fmt(redis.getDouble("p99Ms"), 2) + " ms",
+                redis == null ? null : redis.getValue("clients") + " clients", "");
+        Long rss = http == null ? null : http.getLong("rssMaxKbDuringCallbacks");
+        row("service RSS under load (max VmRSS)", rss == null ? null : fmt(rss / 1024.0, 0) + " MB", null, null,
+                "first-delivery callbacks", http == null ? "" : "max over the HTTP part "
+                        + fmt(http.getLong("rssMaxKbOverall", 0L) / 1024.0, 0) + " MB");
+
+        line("");
+        line("| ratio | measured | target |");
+        line("|---|---:|---:|");
+        JsonObject ratios = all.getJsonObject("ratios");
+        ratioRow("first-delivery callbacks/s ÷ pgbench TPS", ratios.getJsonObject("firstDeliveryOverPgbench"));
+        ratioRow("duplicate deliveries/s ÷ bare endpoint req/s", ratios.getJsonObject("duplicatesOverBare"));
+        ratioRow("grants/s with the pipeline ÷ without", ratios.getJsonObject("grantsWithOverWithout"));
+
+        line("");
+        line("Ramps (throughput/s and p99 ms at each concurrency; after three steps the ramp stops at the first that gains"
+                + " less than " + str(meta, "stopGainPercent") + "% over the best before it):");
+        line("");
+        line("| ramp | steps |");
+        line("|---|---|");
+        for (String name : new String[] {"keyFirst", "callbacksFirst", "duplicates", "bare", "keyReplay"}) {
+            JsonObject r = obj(http, name);
+            if (r == null) {
+                continue;
+            }
+            StringBuilder steps = new StringBuilder();
+            for (Object o : r.getJsonArray("steps", new JsonArray())) {
+                JsonObject s = (JsonObject) o;
+                if (steps.length() > 0) {
+                    steps.append(" · ");
+                }
+                steps.append("c=").append(s.getInteger("concurrency")).append(": ")
+                        .append(fmt(s.getDouble("perSecond"), 0)).append(" (")
+                        .append(fmt(s.getDouble("p99Ms"), 1)).append(")");
+                if (s.getLong("failed", 0L) > 0) {
+                    steps.append(" ").append(s.getLong("failed")).append(" failed");
+                }
+            }
+            line("| " + r.getString("name") + " | " + steps + " |");
+        }
+        return out.toString();
+    }
+
+    private void latencyRow(String label, String part) {
+        JsonObject latency = obj(all, part);
+        if (latency == null) {
+            row(label, null, null, null, null, "");
+            return;
+        }
+        JsonObject cb = obj(latency, "callbacks");
+        String achieved = cb == null ? "n/a" : fmt(cb.getDouble("perSecond"), 0);
+        row(label, latency.getLong("coupons") + " of " + latency.getLong("expected") + " coupons",
+                fmt(latency.getDouble("p50Ms"), 1) + " ms", fmt(latency.getDouble("p99Ms"), 1) + " ms",
+                fmt(latency.getDouble("rate"), 0) + "/s sent (" + achieved + "/s answered)",
+                "max " + fmt(latency.getDouble("maxMs"), 1) + " ms; the callbacks' own answers p50 "
+                        + (cb == null ? "n/a" : fmt(cb.getDouble("p50Ms"), 1) + " / p99 " + fmt(cb.getDouble("p99Ms"), 1))
+                        + " ms (open loop); coupons granted at " + fmt(latency.getDouble("grantsPerSecond"), 0) + "/s; p50 "
+                        + fmt(latency.getDouble("firstTenthP50Ms"), 0) + " ms for the first tenth of the callbacks, "
+                        + fmt(latency.getDouble("lastTenthP50Ms"), 0) + " ms for the last"
+                        + stages(obj(latency, "stages")));
+    }
+
+    private static String stages(JsonObject stages) {
+        JsonObject relay = obj(stages, "outboxWrittenToPublishedMarked");
+        JsonObject coupon = obj(stages, "outboxWrittenToCouponGranted");
+        if (relay == null || coupon == null) {
+            return "";
+        }
+        return "; outbox row → coupon p50 " + fmt(coupon.getDouble("p50Ms"), 1) + " / p99 "
+                + fmt(coupon.getDouble("p99Ms"), 1) + " ms, of which outbox row → marked published p50 "
+                + fmt(relay.getDouble("p50Ms"), 1) + " / p99 " + fmt(relay.getDouble("p99Ms"), 1) + " ms";
+    }
+
+    private static String cores(JsonObject cores) {
+        if (cores == null) {
+            return "";
+        }
+        return "cores: service " + fmt(cores.getDouble("service"), 2) + ", postgres " + fmt(cores.getDouble("postgres"), 2)
+                + ", redis " + fmt(cores.getDouble("redis"), 2) + ", kafka " + fmt(cores.getDouble("kafka"), 2)
+                + ", load generator " + fmt(cores.getDouble("loadGenerator"), 2) + ", other "
+                + fmt(cores.getDouble("other"), 2);
+    }
+
+    private void ramp(String label, String name, String unit, String notes) {
+        JsonObject r = obj(obj(all, "http"), name);
+        JsonObject peak = obj(r, "peak");
+        if (peak == null) {
+            row(label, null, null, null, null, notes);
+            return;
+        }
+        String failed = peak.getLong("failed", 0L) > 0 ? peak.getLong("failed") + " failed; " : "";
+        row(label, fmt(peak.getDouble("perSecond"), 0) + unit, fmt(peak.getDouble("p50Ms"), 2) + " ms",
+                fmt(peak.getDouble("p99Ms"), 2) + " ms", "c=" + peak.getInteger("concurrency"),
+                failed + notes + (notes.isEmpty() ? "" : "; ") + cores(obj(peak, "cores")));
+    }
+
+    private String serviceNote(String name) {
+        JsonObject r = obj(obj(all, "http"), name);
+        if (r == null) {
+            return "";
+        }
+        long degraded = 0;
+        JsonObject metrics = r.getJsonObject("metrics");
+        if (metrics != null) {
+            degraded = Metrics.sum(metrics, "idem_redis_degraded_total");
+        }
+        return r.getValue("paidOrders") + " orders paid" + (degraded > 0 ? ", Redis skipped " + degraded + " times" : "");
+    }
+
+    private void grantsRow(String label, String part) {
+        JsonObject k = obj(all, part);
+        JsonObject m = obj(k, "measured");
+        if (m == null) {
+            row(label, null, null, null, null, "");
+            return;
+        }
+        JsonObject drain = obj(k, "drain");
+        row(label, fmt(m.getDouble("perSecond"), 0) + "/s", null, null,
+                m.getLong("messages") + " messages",
+                m.getLong("coupons") + " coupons; " + fmt(m.getDouble("perSecondWall"), 0) + "/s produce → last coupon"
+                        + (drain == null ? "" : "; consumer group members " + drain.getValue("members")) + "; "
+                        + cores(obj(m, "cores")));
+    }
+
+    private void ratioRow(String label, JsonObject r) {
+        line("| " + label + " | " + (r.getValue("value") == null ? "n/a" : fmt(r.getDouble("value"), 2))
+                + " (" + fmt(r.getDouble("numerator"), 0) + " ÷ " + fmt(r.getDouble("denominator"), 0) + ") | ≥ "
+                + fmt(r.getDouble("target"), 2) + " |");
+    }
+
+    private static String others(JsonObject startup) {
+        if (startup == null) {
+            return "";
+        }
+        StringBuilder s = new StringBuilder();
+        for (String name : new String[] {"B", "C"}) {
+            JsonObject x = startup.getJsonObject(name);
+            if (x != null) {
+                s.append(s.length() == 0 ? "; restarts " : ", ").append(fmt(x.getDouble("readyMs") / 1000, 2)).append(" s");
+            }
+        }
+        return s.toString();
+    }
+
+    private Double peak(String name) {
+        JsonObject peak = obj(obj(obj(all, "http"), name), "peak");
+        return peak == null ? null : peak.getDouble("perSecond");
+    }
+
+    private Double pgbenchTps() {
+        JsonObject pg = obj(all, "pgbench");
+        return pg == null ? null : pg.getDouble("tps");
+    }
+
+    private Double grants(String part) {
+        JsonObject m = obj(obj(all, part), "measured");
+        return m == null ? null : m.getDouble("perSecond");
+    }
+
+    private void row(String figure, String result, String p50, String p99, String at, String notes) {
+        line("| " + figure + " | " + (result == null ? "n/a" : result) + " | " + (p50 == null ? "" : p50) + " | "
+                + (p99 == null ? "" : p99) + " | " + (at == null ? "" : at) + " | " + (notes == null ? "" : notes) + " |");
+    }
+
+    private void line(String text) {
+        out.append(text).append('\n');
+    }
+
+    private static JsonObject obj(JsonObject parent, String name) {
+        if (parent == null) {
+            return null;
+        }
+        Object value = parent.getValue(name);
+        return value instanceof JsonObject o ? o : null;
+    }
+
+    private static String str(JsonObject o, String name) {
+        Object value = o == null ? null : o.getValue(name);
+        return value == null ? "?" : value.toString();
+    }
+
+    private static String fmt(Double value, int digits) {
+        return value == null ? "n/a" : String.format(Locale.ROOT, "%,." + digits + "f", value);
+    }
+}

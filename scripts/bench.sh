@@ -1,0 +1,548 @@
+#!/usr/bin/env bash
+# The benchmark of idem in one run (./idem bench), on loopback, side by side with the limits of
+# the same machine measured in the same run:
+#
+#   1. local servers up (scripts/services.sh), pgbench and redis-benchmark installed if missing;
+#   2. the service jar built once (./mvnw -DskipTests package) and copied aside, the load
+#      generator built (bench/, a plain Vert.x web client + HdrHistogram program);
+#   3. limits: pgbench running the callback's own SQL on scratch tables, redis-benchmark SET NX;
+#   4. service A (outbox relay off): start-up time, Idempotency-Key first executions and replays,
+#      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint,
+#      each at rising concurrency until the throughput stops growing; RSS under load;
+#   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
+#      coupon latency at a tenth of that grant rate and at half the first-delivery capacity;
+#   6. service C (IDEM_COUPONS_PIPELINE=false): the same grants without the pipeline;
+#   7. the table with ratios on stdout, JSON in target/bench/<run>.json and target/bench/latest.json.
+#
+# Every service it starts is stopped again, and the rows it wrote are deleted (BENCH_KEEP_DATA=1
+# keeps them). Settings (environment):
+#   BENCH_SECONDS=10          seconds per measured step (each step of each ramp, pgbench, ...)
+#   BENCH_WARMUP_SECONDS=5    warm-up per kind of request before the measured steps
+#   BENCH_CONCURRENCY="4 8 16 32 64"   the ramp; it stops when a step gains less than
+#   BENCH_STOP_GAIN=0.05      ... this fraction over the best step before it
+#   BENCH_PGBENCH_SECONDS     pgbench -T (default BENCH_SECONDS)
+#   BENCH_REDIS_REQUESTS=300000   redis-benchmark -n
+#   BENCH_GRANTS              grant messages per Kafka variant (default: about BENCH_SECONDS of work)
+#   BENCH_LATENCY_RATE        callbacks/s of the latency phase (default: half the first-delivery peak)
+#   BENCH_BUILD=1             0 reuses target/quarkus-app as it is
+#   BENCH_APP                 benchmark this quarkus-app directory instead (no build)
+#   BENCH_TEST_WAIT=900       seconds to wait for a running test run or build before building
+#   BENCH_SERVICE_OPTS        JVM options of the service (default: none, as ./idem run)
+#   BENCH_KEEP_DATA=0         1 keeps the benchmark's orders, coupons and dedup records
+#   BENCH_KAFKA_WARMUP=2000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
+#                             grants before each Kafka measurement, and the bounds (seconds) of the
+#                             waits for the consumer group, for N grants and for the latency coupons
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if [[ -z ${HOME:-} ]]; then
+  HOME="$(getent passwd "$(id -u)" | cut -d: -f6)"
+  export HOME
+fi
+
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+HOST=127.0.0.1
+PG_PORT=5432
+DB_NAME=idem
+DB_USER=idem
+DB_PASSWORD=idem
+REDIS_PORT=6379
+REDIS_DB=6
+SECRET=bench-secret
+ADMIN_TOKEN=bench-admin
+
+export BENCH_SECONDS="${BENCH_SECONDS:-10}"
+export BENCH_WARMUP_SECONDS="${BENCH_WARMUP_SECONDS:-5}"
+export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}"
+export BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
+export BENCH_SECRET="$SECRET"
+BENCH_CLK_TCK="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+export BENCH_CLK_TCK
+BENCH_PGBENCH_SECONDS="${BENCH_PGBENCH_SECONDS:-$BENCH_SECONDS}"
+BENCH_REDIS_REQUESTS="${BENCH_REDIS_REQUESTS:-300000}"
+BENCH_APP="${BENCH_APP:-}"
+if [[ -n $BENCH_APP ]]; then BENCH_BUILD=0; fi
+BENCH_BUILD="${BENCH_BUILD:-1}"
+BENCH_KEEP_DATA="${BENCH_KEEP_DATA:-0}"
+BENCH_SERVICE_OPTS="${BENCH_SERVICE_OPTS:-}"
+BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
+BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
+
+RUN="$(date -u +%Y%m%d%H%M%S)"
+BENCH_DIR="$ROOT/target/bench"
+OUT="$BENCH_DIR/$RUN"
+APP="$OUT/app"
+BENCH_JAR="$ROOT/bench/target/idem-bench.jar"
+STARTED_AT="$(date +%s)"
+
+SERVICE_PID=""
+PORT=""
+FAILED=()
+BUSY=()
+declare -A STARTUP=()
+
+log() { printf 'idem bench: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+psql_idem() {
+  PGPASSWORD="$DB_PASSWORD" psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -d "$DB_NAME" "$@"
+}
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
+  if [[ $APT_UPDATED -eq 0 ]]; then
+    log "apt-get update"
+    as_root apt-get update -q </dev/null
+    APT_UPDATED=1
+  fi
+  log "installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
+tests_running() { pgrep -f surefire >/dev/null 2>&1; }
+
+# True while a Maven build works in this repository.
+maven_here() {
+  local pid
+  for pid in $(pgrep -f plexus-classworlds 2>/dev/null); do
+    [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$ROOT" ]] && return 0
+  done
+  return 1
+}
+
+# True while a test run uses the machine or a Maven build works in this repository.
+build_busy() { tests_running || maven_here; }
+
+# Notes that a test run shares the machine (the figures are then noisy).
+note_busy() {
+  if tests_running; then
+    log "warning: a test run (surefire) shares the machine during $1; figures will be noisy"
+    BUSY+=("$1")
+  fi
+}
+
+free_port() {
+  local port i
+  for ((i = 0; i < 100; i++)); do
+    port=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then
+      printf '%s\n' "$port"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+# start_service <name> [VAR=value...]: starts the copied service jar, waits for readiness and
+# records the start-up time (process start → /q/health/ready answering 200). Fails (and leaves
+# nothing running) when the service does not get ready within 120 s.
+start_service() {
+  local name=$1 log_file t0 t1 i quarkus ready=0
+  shift
+  PORT="$(free_port)"
+  log_file="$OUT/service-$name.log"
+  log "service $name: starting on $HOST:$PORT${*:+ with $*} (log ${log_file#"$ROOT/"})"
+  t0="$(date +%s%N)"
+  # shellcheck disable=SC2086
+  env -u QUARKUS_PROFILE \
+    QUARKUS_HTTP_PORT="$PORT" \
+    IDEM_CALLBACK_SECRET="$SECRET" \
+    IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
+    IDEM_BENCH_ENDPOINTS=true \
+    QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PORT/$REDIS_DB" \
+    QUARKUS_REDIS_MAX_POOL_SIZE="$BENCH_REDIS_POOL" \
+    QUARKUS_REDIS_MAX_POOL_WAITING=8192 \
+    "$@" \
+    "$JAVA" $BENCH_SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
+  SERVICE_PID=$!
+  for ((i = 0; i < 2400; i++)); do
+    if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
+      break
+    fi
+    if curl -fsS -o /dev/null --max-time 2 "http://$HOST:$PORT/q/health/ready" 2>/dev/null; then
+      ready=1
+      break
+    fi
+    sleep 0.05
+  done
+  t1="$(date +%s%N)"
+  if ((!ready)); then
+    grep -m 5 -E 'ERROR|Caused by|Detected' "$log_file" >&2 || tail -n 20 "$log_file" >&2 || true
+    log "service $name did not get ready; see ${log_file#"$ROOT/"}"
+    stop_service
+    FAILED+=("service $name start")
+    return 1
+  fi
+  quarkus="$(grep -o 'started in [0-9.]*s' "$log_file" | head -n 1 | tr -dc '0-9.')"
+  STARTUP[$name]="{\"readyMs\": $(((t1 - t0) / 1000000)), \"quarkusSeconds\": ${quarkus:-null}, \"pid\": $SERVICE_PID}"
+  log "service $name: ready after $(((t1 - t0) / 1000000)) ms (pid $SERVICE_PID)"
+}
+
+stop_service() {
+  local pid=$SERVICE_PID i
+  [[ -n $pid ]] || return 0
+  SERVICE_PID=""
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 120; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.25
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "service did not stop within 30 s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+bench_java() {
+  "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" "$@"
+}
+
+# phase <name> <command...>: runs one part; a failed part is reported and the run goes on.
+phase() {
+  local name=$1
+  shift
+  note_busy "$name"
+  if ! "$@"; then
+    log "phase '$name' failed"
+    FAILED+=("$name")
+    return 1
+  fi
+}
+
+PGBENCH_SCHEMA=""
+drop_scratch() {
+  if [[ -n $PGBENCH_SCHEMA ]]; then
+    psql_idem -c "DROP SCHEMA IF EXISTS $PGBENCH_SCHEMA CASCADE" >/dev/null 2>&1 || true
+    PGBENCH_SCHEMA=""
+  fi
+}
+
+# ------------------------------------------------------------------------------ bench data
+
+# The service's answers stay untouched by the benchmark except the rows it wrote itself.
+DATA_WRITTEN=0
+cleanup_data() {
+  ((DATA_WRITTEN)) || return 0
+  DATA_WRITTEN=0
+  if [[ $BENCH_KEEP_DATA == 1 ]]; then
+    log "keeping the benchmark's rows (user ids bench-$RUN*)"
+    return 0
+  fi
+  log "deleting the benchmark's rows (user ids bench-$RUN*) and Redis database $REDIS_DB"
+  psql_idem <<SQL || log "warning: could not delete every benchmark row"
+BEGIN;
+CREATE TEMP TABLE bench_orders ON COMMIT DROP AS
+  SELECT id FROM orders WHERE user_id LIKE 'bench-$RUN%';
+DELETE FROM coupons WHERE user_id LIKE 'bench-$RUN%';
+DELETE FROM outbox_event WHERE topic = 'coupon-grants' AND event_key IN (SELECT 'paid:' || id FROM bench_orders);
+DELETE FROM dedup_record WHERE scope = 'coupon-grant'
+  AND (key LIKE 'bench-$RUN%' OR key IN (SELECT 'paid:' || id FROM bench_orders));
+DELETE FROM dedup_record WHERE scope IN ('payment-callback', 'order-submit') AND key LIKE 'bench-$RUN%';
+DELETE FROM payment_anomaly WHERE trade_no LIKE 'bench-$RUN%';
+DELETE FROM orders WHERE id IN (SELECT id FROM bench_orders);
+COMMIT;
+SQL
+  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null 2>&1 || true
+}
+
+# ------------------------------------------------------------------------------ limits
+
+# pgbench running what the service runs for one first-delivery callback, in one transaction
+# (DedupStore.CLAIM, OrderRepository.PAY, OutboxRepository.APPEND, DedupStore.COMPLETE), on
+# scratch copies of the three tables (same columns, constraints, indexes and NOTIFY trigger),
+# each transaction paying its own fresh WAIT_PAY order. A second run without the NOTIFY trigger
+# tells what the statement-level NOTIFY costs (Postgres serialises the commits that notify).
+PGBENCH_TPS=""
+PGBENCH_LAT=""
+PGBENCH_TX=""
+# pgbench_once <first n - 1> <output file>
+pgbench_once() {
+  local start=$1 out=$2
+  PGPASSWORD="$DB_PASSWORD" pgbench -n -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -c 8 -j 2 \
+    -M prepared -T "$BENCH_PGBENCH_SECONDS" -P 5 -D n="$start" -f "$OUT/pgbench-callback.sql" "$DB_NAME" >"$out"
+  PGBENCH_TPS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out" | head -n 1)"
+  PGBENCH_LAT="$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$out" | head -n 1)"
+  PGBENCH_TX="$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out" | head -n 1)"
+  [[ -n $PGBENCH_TPS ]] || {
+    cat "$out" >&2
+    return 1
+  }
+}
+
+pgbench_limit() {
+  local clients=8 seconds=$BENCH_PGBENCH_SECONDS per_run per_client campaign="" tps lat transactions paid
+  per_run=$((seconds * 1500 + 1000))
+  per_client=$((2 * per_run))
+  PGBENCH_SCHEMA=idem_bench_pgbench
+  log "pgbench: scratch schema $PGBENCH_SCHEMA with $((clients * per_client)) WAIT_PAY orders"
+  psql_idem >/dev/null <<SQL || return 1
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS $PGBENCH_SCHEMA CASCADE;
+CREATE SCHEMA $PGBENCH_SCHEMA;
+CREATE TABLE $PGBENCH_SCHEMA.dedup_record (LIKE public.dedup_record INCLUDING ALL);
+CREATE TABLE $PGBENCH_SCHEMA.orders (LIKE public.orders INCLUDING ALL);
+CREATE TABLE $PGBENCH_SCHEMA.outbox_event (LIKE public.outbox_event INCLUDING ALL);
+CREATE FUNCTION $PGBENCH_SCHEMA.outbox_event_notify() RETURNS trigger LANGUAGE plpgsql AS \$\$
+BEGIN
+    PERFORM pg_notify('${PGBENCH_SCHEMA}_outbox_event', '');
+    RETURN NULL;
+END;
+\$\$;
+CREATE TRIGGER outbox_event_inserted AFTER INSERT ON $PGBENCH_SCHEMA.outbox_event
+    FOR EACH STATEMENT EXECUTE FUNCTION $PGBENCH_SCHEMA.outbox_event_notify();
+INSERT INTO $PGBENCH_SCHEMA.orders (id, user_id, amount_cents, currency, status, created_at)
+  SELECT 'o-' || c || '-' || n, 'u-' || c, 1999, 'CNY', 'WAIT_PAY', now()
+  FROM generate_series(0, $((clients - 1))) c, generate_series(1, $per_client) n;
+ANALYZE $PGBENCH_SCHEMA.orders;
+SQL
+  # The PAID transition also records the campaign the order earned, where the schema has it.
+  if [[ -n "$(psql_idem -c "SELECT 1 FROM information_schema.columns
+      WHERE table_schema = 'public' AND table_name = 'orders' AND column_name = 'campaign'")" ]]; then
+    campaign=", campaign = 'PAY-5OFF'"
+  fi
+  # :n counts this client's transactions (pgbench variables live as long as the client), so
+  # every transaction is a first delivery for an order of its own. pgbench takes ":name" as a
+  # variable even inside a string literal, hence the ':' || pieces.
+  cat >"$OUT/pgbench-callback.sql" <<SQL
+\\set n :n + 1
+BEGIN;
+INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
+  VALUES ('payment-callback', 't-' || :client_id || '-' || :n || ':' || 'SUCCESS',
+          '9f2c1be04b3a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f',
+          'PROCESSING', now(), now(), now(), now() + interval '7 days')
+  ON CONFLICT DO NOTHING
+  RETURNING 1;
+UPDATE $PGBENCH_SCHEMA.orders SET status = 'PAID', trade_no = 't-' || :client_id || '-' || :n, paid_at = now()$campaign
+  WHERE id = 'o-' || :client_id || '-' || :n AND status IN ('WAIT_PAY') AND amount_cents = 1999
+    AND NOT EXISTS (SELECT 1 FROM $PGBENCH_SCHEMA.orders other WHERE other.trade_no = 't-' || :client_id || '-' || :n)
+  RETURNING user_id;
+INSERT INTO $PGBENCH_SCHEMA.outbox_event (topic, event_key, payload, created_at)
+  VALUES ('coupon-grants', 'paid' || ':' || 'o-' || :client_id || '-' || :n,
+          json_build_object('bizKey', 'paid' || ':' || 'o-' || :client_id || '-' || :n, 'userId', 'u-' || :client_id,
+                            'templateId', 'PAY-5OFF', 'orderId', 'o-' || :client_id || '-' || :n)::jsonb,
+          now())
+  ON CONFLICT (topic, event_key) DO NOTHING;
+UPDATE $PGBENCH_SCHEMA.dedup_record SET status = 'DONE', result = json_build_object('code', 'SUCCESS')::jsonb,
+    lease_until = NULL, updated_at = now()
+  WHERE scope = 'payment-callback' AND key = 't-' || :client_id || '-' || :n || ':' || 'SUCCESS';
+END;
+SQL
+  log "pgbench: -c $clients -j 2 -M prepared -T $seconds, the callback's SQL"
+  pgbench_once 0 "$OUT/pgbench.out" || return 1
+  tps=$PGBENCH_TPS lat=$PGBENCH_LAT transactions=$PGBENCH_TX
+  paid="$(psql_idem -c "SELECT count(*) FROM $PGBENCH_SCHEMA.orders WHERE status = 'PAID'")"
+  log "pgbench: $tps TPS ($paid orders paid, latency avg ${lat:-?} ms)"
+
+  log "pgbench: the same without the outbox NOTIFY trigger (for comparison only)"
+  psql_idem -c "DROP TRIGGER outbox_event_inserted ON $PGBENCH_SCHEMA.outbox_event" >/dev/null || return 1
+  PGBENCH_TPS=""
+  pgbench_once "$per_run" "$OUT/pgbench-no-notify.out" || true
+  log "pgbench without NOTIFY: ${PGBENCH_TPS:-?} TPS"
+  drop_scratch
+  printf '{"tps": %s, "latencyAvgMs": %s, "clients": %s, "threads": 2, "seconds": %s, "transactions": %s, "paidOrders": %s, "synchronousCommit": "%s", "tpsWithoutNotify": %s, "latencyAvgMsWithoutNotify": %s}\n' \
+    "$tps" "${lat:-null}" "$clients" "$seconds" "${transactions:-null}" "$paid" \
+    "$(psql_idem -c 'SHOW synchronous_commit')" "${PGBENCH_TPS:-null}" "${PGBENCH_LAT:-null}" >"$OUT/pgbench.json"
+}
+
+redis_limit() {
+  local clients=50 line rps p50 p99
+  log "redis-benchmark: SET key:__rand_int__ v NX EX 60, $clients clients, $BENCH_REDIS_REQUESTS requests"
+  line="$(redis-benchmark -h "$HOST" -p "$REDIS_PORT" --dbnum "$REDIS_DB" -c "$clients" -n "$BENCH_REDIS_REQUESTS" \
+    -r 100000000 --csv SET 'key:__rand_int__' v NX EX 60 | tail -n 1)"
+  rps="$(cut -d, -f2 <<<"$line" | tr -d '"')"
+  p50="$(cut -d, -f5 <<<"$line" | tr -d '"')"
+  p99="$(cut -d, -f7 <<<"$line" | tr -d '"')"
+  [[ $rps =~ ^[0-9.]+$ ]] || {
+    printf '%s\n' "$line" >&2
+    return 1
+  }
+  printf '{"rps": %s, "p50Ms": %s, "p99Ms": %s, "clients": %s, "requests": %s}\n' \
+    "$rps" "${p50:-null}" "${p99:-null}" "$clients" "$BENCH_REDIS_REQUESTS" >"$OUT/redis.json"
+  log "redis-benchmark: $rps ops/s (p50 $p50 ms, p99 $p99 ms)"
+}
+
+# ------------------------------------------------------------------------------ phases
+
+http_part() {
+  start_service A IDEM_OUTBOX_RELAY_ENABLED=false || return 0
+  phase "HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --out "$OUT/http.json" || true
+  stop_service
+  # The relay was off: the paid orders' grant events stay unpublished. They are the benchmark's
+  # own and would flood the Kafka measurements, so they are set aside (and deleted at the end).
+  psql_idem -c "UPDATE outbox_event SET published_at = now() WHERE published_at IS NULL AND topic = 'coupon-grants'
+    AND event_key IN (SELECT 'paid:' || id FROM orders WHERE user_id LIKE 'bench-$RUN%')" >/dev/null ||
+    log "warning: could not set the benchmark's outbox events aside"
+}
+
+kafka_part() {
+  local rate
+  if start_service B; then
+    phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
+      --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
+    # first at a light pace (a tenth of the grant rate just measured), then at half the
+    # first-delivery capacity
+    rate=""
+    if [[ -f $OUT/kafka-pipeline.json ]]; then
+      rate="$(jq -r '(.measured.perSecond // 0) / 10' "$OUT/kafka-pipeline.json")"
+    fi
+    if [[ -n $rate && $rate != 0 ]]; then
+      phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
+        --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the grants/s with the pipeline" \
+        --out "$OUT/latency-light.json" || true
+    fi
+    rate="${BENCH_LATENCY_RATE:-}"
+    if [[ -z $rate && -f $OUT/http.json ]]; then
+      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 2' "$OUT/http.json")"
+    fi
+    if [[ -n $rate && $rate != 0 ]]; then
+      phase "callback → coupon latency" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
+        --name lat --rate "$rate" --why "half the first-delivery peak" --out "$OUT/latency.json" || true
+    else
+      log "no first-delivery figure: the latency phase is skipped"
+    fi
+    stop_service
+  fi
+  if start_service C IDEM_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
+    phase "Kafka grants, pipeline off" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
+      --variant bare --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-bare.json" || true
+    stop_service
+  fi
+}
+
+write_meta() {
+  local commit dirty="" busy="" item
+  commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  if ! git -C "$ROOT" diff --quiet HEAD -- src pom.xml 2>/dev/null; then dirty="+uncommitted changes"; fi
+  for item in "${BUSY[@]}"; do busy+="${busy:+, }$item"; done
+  [[ -z $busy ]] || busy="a test run (surefire) was active during: $busy"
+  jq -n \
+    --arg run "$RUN" \
+    --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    --arg cores "$(nproc)" \
+    --arg memory "$(free -g | awk '/^Mem:/ {print $2 " GB RAM"}')" \
+    --arg cpu "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)" \
+    --arg kernel "$(uname -r)" \
+    --arg java "$("$JAVA" -version 2>&1 | head -n 1)" \
+    --arg commit "$commit$dirty" \
+    --arg jar "$(date -u -r "$APP/quarkus-run.jar" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)" \
+    --arg load "$LOAD_AT_START" \
+    --arg busy "$busy" \
+    --arg seconds "$BENCH_SECONDS" \
+    --arg warmup "$BENCH_WARMUP_SECONDS" \
+    --arg concurrency "$BENCH_CONCURRENCY" \
+    --arg gain "$(awk "BEGIN {print $BENCH_STOP_GAIN * 100}")" \
+    --arg opts "$BENCH_SERVICE_OPTS" \
+    --arg failed "${FAILED[*]:-}" \
+    --arg elapsed "$(($(date +%s) - STARTED_AT))" \
+    '{run: $run, date: $date, cores: ($cores | tonumber), memory: $memory, cpu: $cpu, kernel: $kernel,
+      java: $java, commit: $commit, serviceJarBuilt: $jar, loadAverageAtStart: $load, busy: $busy,
+      stepSeconds: ($seconds | tonumber), warmupSeconds: ($warmup | tonumber), concurrency: $concurrency,
+      stopGainPercent: ($gain | tonumber), serviceJvmOptions: $opts, failedPhases: $failed,
+      elapsedSecondsBeforeReport: ($elapsed | tonumber)}' >"$OUT/meta.json"
+  {
+    printf '{'
+    local first=1 name
+    for name in A B C; do
+      [[ -n ${STARTUP[$name]:-} ]] || continue
+      ((first)) || printf ', '
+      first=0
+      printf '"%s": %s' "$name" "${STARTUP[$name]}"
+    done
+    printf '}\n'
+  } >"$OUT/startup.json"
+}
+
+cleanup() {
+  local rc=$?
+  stop_service
+  drop_scratch
+  cleanup_data
+  rm -rf "$APP"
+  rmdir "$OUT" 2>/dev/null || true # nothing measured
+  exit "$rc"
+}
+
+main() {
+  mkdir -p "$BENCH_DIR"
+  exec 8>"$BENCH_DIR/.lock"
+  if command -v flock >/dev/null 2>&1; then
+    flock -n 8 || die "another benchmark is running (target/bench/.lock)"
+  fi
+  mkdir -p "$OUT"
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  LOAD_AT_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+  log "run $RUN: $(nproc) cores, load average $LOAD_AT_START; step ${BENCH_SECONDS}s, ramp $BENCH_CONCURRENCY"
+
+  # fd 8 holds the benchmark's lock: servers started from here must not keep it
+  bash "$ROOT/scripts/services.sh" up 8>&-
+  command -v pgbench >/dev/null 2>&1 || apt_install postgresql-contrib postgresql-client
+  command -v redis-benchmark >/dev/null 2>&1 || apt_install redis-tools
+  command -v jq >/dev/null 2>&1 || apt_install jq
+  command -v curl >/dev/null 2>&1 || apt_install curl
+
+  if [[ $BENCH_BUILD == 1 ]]; then
+    local waited=0
+    while build_busy && ((waited < BENCH_TEST_WAIT)); do
+      ((waited % 60 == 0)) && log "a test run or a build is active; waiting before building (${waited}s)"
+      sleep 5
+      waited=$((waited + 5))
+    done
+    build_busy && die "a test run or a build still uses the machine after ${BENCH_TEST_WAIT}s; try again later"
+    log "building the service (./mvnw -B -q -DskipTests package)"
+    ./mvnw -B -q -DskipTests package
+  fi
+  local source="${BENCH_APP:-$ROOT/target/quarkus-app}" waited=0
+  # a build of this repository rewrites target/quarkus-app: copy it between builds
+  while [[ -z $BENCH_APP ]] && maven_here && ((waited < BENCH_TEST_WAIT)); do
+    ((waited % 60 == 0)) && log "a build is rewriting target/quarkus-app; waiting (${waited}s)"
+    sleep 5
+    waited=$((waited + 5))
+  done
+  [[ -f $source/quarkus-run.jar ]] || die "$source/quarkus-run.jar is missing; build first"
+  # Run a copy, so that a build started meanwhile cannot change the jar under the service.
+  cp -a "$source" "$APP"
+  log "building the load generator (bench/)"
+  ./mvnw -B -q -f bench/pom.xml package
+
+  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null
+  DATA_WRITTEN=1
+
+  phase "pgbench" pgbench_limit || true
+  phase "redis-benchmark" redis_limit || true
+  http_part
+  kafka_part
+  cleanup_data
+  note_busy "the end of the run"
+
+  write_meta
+  bench_java report --dir "$OUT" --out "$BENCH_DIR/$RUN.json" --latest "$BENCH_DIR/latest.json" \
+    --table "$BENCH_DIR/$RUN.md"
+  cp "$BENCH_DIR/$RUN.md" "$BENCH_DIR/latest.md"
+  log "results: target/bench/$RUN.json (and latest.json), table target/bench/$RUN.md; took $(($(date +%s) - STARTED_AT)) s"
+  if ((${#FAILED[@]})); then
+    log "failed phases: ${FAILED[*]}"
+    exit 1
+  fi
+}
+
+main "$@"
