@@ -93,27 +93,8 @@ psql_idem() {
   PGPASSWORD="$DB_PASSWORD" psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -d "$DB_NAME" "$@"
 }
 
-as_root() {
-  if [[ $EUID -eq 0 ]]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    die "need root (or sudo) to run: $*"
-  fi
-}
-
-APT_UPDATED=0
-apt_install() {
-  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
-  if [[ $APT_UPDATED -eq 0 ]]; then
-    log "apt-get update"
-    as_root apt-get update -q </dev/null
-    APT_UPDATED=1
-  fi
-  log "installing $*"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh"
 
 tests_running() { pgrep -f surefire >/dev/null 2>&1; }
 

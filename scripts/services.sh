@@ -56,27 +56,8 @@ port_open() {
   (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
 }
 
-as_root() {
-  if [[ $EUID -eq 0 ]]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    die "need root (or sudo) to run: $*"
-  fi
-}
-
-APT_UPDATED=0
-apt_install() {
-  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
-  if [[ $APT_UPDATED -eq 0 ]]; then
-    log "apt-get update"
-    as_root apt-get update -q </dev/null 9>&-
-    APT_UPDATED=1
-  fi
-  log "installing $*"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null 9>&-
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh"
 
 # Seconds-bounded wait: wait_for <seconds> <command...>
 wait_for() {

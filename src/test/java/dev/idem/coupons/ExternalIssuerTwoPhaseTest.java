@@ -1,6 +1,10 @@
 package dev.idem.coupons;
 
 import static dev.idem.support.SqlTime.ts;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
+import static org.hamcrest.Matchers.hasItem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -258,6 +262,13 @@ class ExternalIssuerTwoPhaseTest {
                 + " AND result IS NULL AND payload IS NOT NULL", CouponService.SCOPE, key));
         assertTrue(Metrics.scrape().delta(before, "idem_dedup_failed_total", SCOPE) >= 1);
         assertTrue(Metrics.scrape().delta(before, "idem_dedup_takeovers_total", SCOPE) >= max - 1);
+        String createdAt = db.string("SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                + "FROM dedup_record WHERE scope = $1 AND key = $2", CouponService.SCOPE, key);
+        given().header("X-Admin-Token", "test-admin-token").get("/admin/reconciliation?since=" + createdAt).then()
+                .statusCode(200)
+                .body("healthy", equalTo(false))
+                .body("checks.failedDedupRecords.count", greaterThanOrEqualTo(1))
+                .body("checks.failedDedupRecords.samples", hasItem(CouponService.SCOPE + ":" + key));
 
         // FAILED is final: however late, nothing runs again, and a duplicate is refused
         clock.advance(twoPhase.lease().multipliedBy(2));

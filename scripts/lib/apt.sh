@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# Shared by the project's scripts: root for apt-get, and installing Debian packages by name.
+# The caller defines log and die. Long-lived children get `9>&-` so that they never keep a lock
+# a caller may hold on file descriptor 9.
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
+  if [[ $APT_UPDATED -eq 0 ]]; then
+    log "apt-get update"
+    as_root apt-get update -q </dev/null 9>&-
+    APT_UPDATED=1
+  fi
+  log "installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null 9>&-
+}
