@@ -95,6 +95,8 @@ psql_idem() {
 
 # shellcheck source=scripts/lib/apt.sh
 source "$ROOT/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/proc.sh
+source "$ROOT/scripts/lib/proc.sh"
 
 tests_running() { pgrep -f surefire >/dev/null 2>&1; }
 
@@ -176,20 +178,10 @@ start_service() {
 }
 
 stop_service() {
-  local pid=$SERVICE_PID i
+  local pid=$SERVICE_PID
   [[ -n $pid ]] || return 0
   SERVICE_PID=""
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 120; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.25
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "service did not stop within 30 s; killing it"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  fi
+  stop_pid "$pid" 30 "service"
   wait "$pid" 2>/dev/null || true
 }
 

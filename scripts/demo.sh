@@ -41,15 +41,8 @@ die() {
   exit 1
 }
 
-as_root() {
-  if [[ $EUID -eq 0 ]]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    return 1
-  fi
-}
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh"
 
 # The tools the demo needs, from Debian's packages when missing.
 need_tools() {
@@ -58,12 +51,8 @@ need_tools() {
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   ((${#missing[@]})) || return 0
-  log "installing ${missing[*]} with apt-get"
-  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; then
-    as_root apt-get update -q >/dev/null 2>&1 || true
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
-      die "could not install ${missing[*]}; install them and run the demo again"
-  fi
+  apt_install "${missing[@]}" >/dev/null ||
+    die "could not install ${missing[*]}; install them and run the demo again"
 }
 
 need_tools

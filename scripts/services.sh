@@ -58,6 +58,8 @@ port_open() {
 
 # shellcheck source=scripts/lib/apt.sh
 source "$ROOT/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/proc.sh
+source "$ROOT/scripts/lib/proc.sh"
 
 # Seconds-bounded wait: wait_for <seconds> <command...>
 wait_for() {
@@ -283,7 +285,7 @@ redis_up() {
 }
 
 redis_down() {
-  local pid i
+  local pid
   if ! pid="$(redis_our_pid)"; then
     if [[ -f $REDIS_DIR/started-by-idem ]]; then
       rm -f "$REDIS_DIR/started-by-idem"
@@ -293,12 +295,7 @@ redis_down() {
     return 0
   fi
   log "redis: stopping redis-server (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 40; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  stop_pid "$pid" 20 "redis: redis-server"
   rm -f "$REDIS_DIR/started-by-idem"
 }
 
@@ -461,22 +458,14 @@ kafka_up() {
 }
 
 kafka_down() {
-  local pid i
+  local pid
   if ! pid="$(kafka_our_pid)"; then
     rm -f "$KAFKA_PID"
     log "kafka: no broker started by idem is running; nothing to stop"
     return 0
   fi
   log "kafka: stopping broker (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 120; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "kafka: broker still running after 60 s; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  stop_pid "$pid" 60 "kafka: broker"
   rm -f "$KAFKA_PID"
 }
 

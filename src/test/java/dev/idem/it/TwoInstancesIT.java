@@ -178,12 +178,7 @@ class TwoInstancesIT {
         for (int i = 0; i < deliveries.size(); i++) {
             String body = deliveries.get(i).callback();
             ServiceProcess instance = via.get(i % via.size());
-            requests.add(() -> {
-                long ts = Gateway.now();
-                return post(instance, "/api/payments/callback", body)
-                        .header("X-Pay-Timestamp", Long.toString(ts))
-                        .header("X-Pay-Signature", Gateway.sign(SECRET, ts, body)).build();
-            });
+            requests.add(() -> Gateway.signed(post(instance, "/api/payments/callback", body), SECRET, body));
         }
         List<Http.Answer> answers = http.all(requests, 64, null);
         Map<String, Integer> firsts = new HashMap<>();

@@ -44,12 +44,7 @@ class PaymentChannelsTest {
             for (String order : orders) {
                 String body = callback("T-" + order, order, 1999, "SUCCESS");
                 for (int copy = 0; copy < 2; copy++) {
-                    rest.add(() -> {
-                        long ts = Gateway.now();
-                        return Http.post("/api/payments/callback", body)
-                                .header("X-Pay-Timestamp", Long.toString(ts))
-                                .header("X-Pay-Signature", Gateway.sign(ts, body)).build();
-                    });
+                    rest.add(() -> Gateway.signed(Http.post("/api/payments/callback", body), Gateway.SECRET, body));
                 }
             }
             CompletableFuture<Void> byKafka = CompletableFuture.runAsync(() -> {

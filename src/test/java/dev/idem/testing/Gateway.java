@@ -1,5 +1,6 @@
 package dev.idem.testing;
 
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -30,6 +31,14 @@ public final class Gateway {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Signs {@code post} (carrying {@code body}) now: each delivery, retries included, is signed afresh. */
+    public static HttpRequest signed(HttpRequest.Builder post, String secret, String body) {
+        long timestamp = now();
+        return post.header("X-Pay-Timestamp", Long.toString(timestamp))
+                .header("X-Pay-Signature", sign(secret, timestamp, body))
+                .build();
     }
 
     public static String sign(long timestamp, String body) {

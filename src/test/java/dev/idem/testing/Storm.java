@@ -74,12 +74,7 @@ public final class Storm {
         List<Supplier<HttpRequest>> requests = new ArrayList<>();
         for (String orderId : deliveries) {
             String body = Gateway.callback(tradeNo(orderId), orderId, AMOUNT, "SUCCESS");
-            requests.add(() -> {
-                long ts = Gateway.now();
-                return Http.post("/api/payments/callback", body)
-                        .header("X-Pay-Timestamp", Long.toString(ts))
-                        .header("X-Pay-Signature", Gateway.sign(ts, body)).build();
-            });
+            requests.add(() -> Gateway.signed(Http.post("/api/payments/callback", body), Gateway.SECRET, body));
         }
         return http.all(requests, concurrency, midway);
     }
