@@ -64,8 +64,13 @@ public class OrderRepository {
     /** The campaign a paid order earned, with its owner; empty when it earned none or does not exist. */
     public Uni<Optional<Earned>> earned(SqlClient client, String orderId) {
         return client.preparedQuery(EARNED).execute(Tuple.of(orderId))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(new Earned(
-                        rows.iterator().next().getString("user_id"), rows.iterator().next().getString("campaign"))));
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    return Optional.of(new Earned(row.getString("user_id"), row.getString("campaign")));
+                });
     }
 
     public record Earned(String userId, String campaign) {}
