@@ -1,0 +1,147 @@
+# shellcheck shell=bash
+# Shared by the project's scripts: a single-node KRaft Kafka broker run from Kafka's own jars.
+# The caller defines log, die, ROOT, HOST, JAVA and the broker's place:
+#   KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_PARTITIONS KAFKA_TOPICS (array) KAFKA_START_TIMEOUT
+#   KAFKA_DIR (props, log, pid and data live there)
+# The jars are shared by every broker of the project, in .idem/kafka/libs.
+
+KAFKA_VERSION=4.1.2
+KAFKA_LIBS="$ROOT/.idem/kafka/libs"
+KAFKA_POM="$ROOT/scripts/kafka/pom.xml"
+DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
+KAFKA_DATA="$KAFKA_DIR/data"
+KAFKA_PROPS="$KAFKA_DIR/server.properties"
+KAFKA_LOG="$KAFKA_DIR/kafka.log"
+KAFKA_PID="$KAFKA_DIR/kafka.pid"
+
+# Runs a Kafka command-line class with the broker's jars, logging warnings only.
+kafka_tool() {
+  "$JAVA" -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$KAFKA_LIBS/*" "$@" </dev/null
+}
+
+# pid of the broker this script started, if it still runs
+kafka_our_pid() {
+  local pid
+  [[ -f $KAFKA_PID ]] || return 1
+  read -r pid <"$KAFKA_PID" || return 1
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "kafka.Kafka $KAFKA_PROPS" || return 1
+  printf '%s\n' "$pid"
+}
+
+# Copies the broker's jars from Maven Central (via scripts/kafka/pom.xml) once,
+# and again only when that pom changes.
+kafka_libs() {
+  local stamp want
+  stamp="$KAFKA_LIBS/.pom.sha256"
+  want="$(sha256sum "$KAFKA_POM" | cut -d' ' -f1)"
+  if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then return 0; fi
+  log "kafka: fetching Kafka $KAFKA_VERSION jars into ${KAFKA_LIBS#"$ROOT/"}"
+  rm -rf "$KAFKA_LIBS.tmp"
+  "$ROOT/mvnw" -B -q -f "$KAFKA_POM" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -DoutputDirectory="$KAFKA_LIBS.tmp" </dev/null 9>&-
+  printf '%s\n' "$want" >"$KAFKA_LIBS.tmp/.pom.sha256"
+  rm -rf "$KAFKA_LIBS"
+  mv "$KAFKA_LIBS.tmp" "$KAFKA_LIBS"
+}
+
+# 16 random bytes, base64url without padding, as Kafka's Uuid.toString();
+# StorageTool's argument parser rejects a value that starts with '-'.
+kafka_cluster_id() {
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ $id != -* && ${#id} -eq 22 ]] && break
+  done
+  printf '%s\n' "$id"
+}
+
+kafka_write_props() {
+  cat >"$KAFKA_PROPS" <<EOF
+# Written by scripts/services.sh; rewritten at every start.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$KAFKA_DATA
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+num.partitions=$KAFKA_PARTITIONS
+auto.create.topics.enable=true
+EOF
+}
+
+kafka_wait_started() {
+  local pid=$1 i
+  for ((i = 0; i < KAFKA_START_TIMEOUT * 2; i++)); do
+    if grep -q 'Kafka Server started' "$KAFKA_LOG" 2>/dev/null; then return 0; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      tail -n 40 "$KAFKA_LOG" >&2 || true
+      die "kafka: broker exited during startup; see ${KAFKA_LOG#"$ROOT/"}"
+    fi
+    sleep 0.5
+  done
+  tail -n 40 "$KAFKA_LOG" >&2 || true
+  die "kafka: broker not started within $KAFKA_START_TIMEOUT s; see ${KAFKA_LOG#"$ROOT/"}"
+}
+
+kafka_start() {
+  command -v "$JAVA" >/dev/null 2>&1 || die "kafka: java not found (set JAVA_HOME or put java on PATH)"
+  port_open "$KAFKA_CONTROLLER_PORT" && die "kafka: controller port $HOST:$KAFKA_CONTROLLER_PORT is already taken"
+  mkdir -p "$KAFKA_DIR"
+  kafka_libs
+  kafka_write_props
+  if [[ ! -f $KAFKA_DATA/meta.properties ]]; then
+    local id
+    id="$(kafka_cluster_id)"
+    log "kafka: formatting ${KAFKA_DATA#"$ROOT/"} (cluster id $id)"
+    rm -rf "$KAFKA_DATA"
+    kafka_tool kafka.tools.StorageTool format --cluster-id "$id" --config "$KAFKA_PROPS" >/dev/null
+  fi
+  [[ -f $KAFKA_LOG ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
+  rm -f "$KAFKA_PID"
+  log "kafka: starting broker $KAFKA_VERSION on $HOST:$KAFKA_PORT (log ${KAFKA_LOG#"$ROOT/"})"
+  # The inner shell writes its own pid, then becomes the JVM: the pid file
+  # names the broker even if setsid has to fork.
+  (
+    cd "$KAFKA_DIR"
+    # shellcheck disable=SC2016
+    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
+      "$JAVA" -Xmx512m \
+      -Dorg.slf4j.simpleLogger.showDateTime=true \
+      "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS" \
+      -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
+      </dev/null >>"$KAFKA_LOG" 2>&1 9>&- &
+  )
+  local pid="" i
+  for ((i = 0; i < 20; i++)); do
+    [[ -s $KAFKA_PID ]] && read -r pid <"$KAFKA_PID" && [[ -n $pid ]] && break
+    sleep 0.25
+  done
+  [[ -n $pid ]] || die "kafka: broker did not start; see ${KAFKA_LOG#"$ROOT/"}"
+  kafka_wait_started "$pid"
+  log "kafka: broker started (pid $pid)"
+}
+
+kafka_topics() {
+  local existing topic
+  existing="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" --list)" ||
+    die "kafka: cannot list topics on $HOST:$KAFKA_PORT"
+  for topic in "${KAFKA_TOPICS[@]}"; do
+    if ! grep -qxF -- "$topic" <<<"$existing"; then
+      log "kafka: creating topic $topic ($KAFKA_PARTITIONS partitions)"
+      kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" \
+        --create --if-not-exists --topic "$topic" \
+        --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >/dev/null
+    fi
+  done
+}
+
