@@ -5,7 +5,7 @@ import io.vertx.core.VertxException;
 import io.vertx.pgclient.PgException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
-import java.net.ConnectException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -35,8 +35,11 @@ public class ProblemMappers {
         return Problem.response(status, code, detail);
     }
 
-    /** Postgres or Redis down, refusing or too slow: the client should retry shortly. */
-    @ServerExceptionMapper({PgException.class, ConnectException.class, VertxException.class, TimeoutException.class})
+    /**
+     * Postgres or Redis down, refusing, too slow, or cutting a connection (a restart resets the
+     * pool's sockets): the client should retry shortly.
+     */
+    @ServerExceptionMapper({PgException.class, IOException.class, VertxException.class, TimeoutException.class})
     public Response unavailable(Exception e) {
         Log.warnf("Dependency unavailable: %s", e.toString());
         return Problem.retryLater(503, "SERVICE_UNAVAILABLE",
