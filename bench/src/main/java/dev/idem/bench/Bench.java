@@ -15,6 +15,7 @@ import java.util.Arrays;
  *   latency --port P --pid PID --run RUN --rate R --out F
  *                                                      callback → coupon latency at a fixed rate
  *   report  --dir D --out F --latest F --table F       merges the parts, prints the table
+ *   chaos   --fault NAME --ports P1,P2 --run RUN ...   one run of the fault suite ({@link Chaos})
  * </pre>
  *
  * Settings come from BENCH_* environment variables (see {@link Settings}).
@@ -25,7 +26,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: bench http|kafka|latency|report [--option value]...");
+            System.err.println("usage: bench http|kafka|latency|report|chaos [--option value]...");
             System.exit(2);
         }
         Args args = Args.parse(Arrays.copyOfRange(argv, 1, argv.length));
@@ -34,6 +35,7 @@ public final class Bench {
             case "http" -> HttpPhases.run(settings, args);
             case "kafka" -> KafkaPhases.grants(settings, args);
             case "latency" -> KafkaPhases.latency(settings, args);
+            case "chaos" -> Chaos.run(settings, args);
             case "report" -> Report.run(args);
             default -> {
                 System.err.println("bench: unknown command " + argv[0]);

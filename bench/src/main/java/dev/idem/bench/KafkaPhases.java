@@ -331,7 +331,7 @@ final class KafkaPhases {
         }
     }
 
-    private static Connection db(Settings settings) throws SQLException {
+    static Connection db(Settings settings) throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", settings.jdbcUser());
         props.setProperty("password", settings.jdbcPassword());

@@ -100,7 +100,7 @@ final class Ops {
         };
     }
 
-    private static Future<HttpResponse<Buffer>> submit(WebClient client, String user, int key) {
+    static Future<HttpResponse<Buffer>> submit(WebClient client, String user, int key) {
         return client.post("/api/orders")
                 .putHeader("Content-Type", "application/json")
                 .putHeader("X-User-Id", user)
@@ -168,7 +168,7 @@ final class Ops {
                 + order.amountCents() + ",\"status\":\"SUCCESS\",\"paidAt\":\"" + paidAt + "\"}";
     }
 
-    private Future<HttpResponse<Buffer>> callback(WebClient client, String user, Order order) {
+    Future<HttpResponse<Buffer>> callback(WebClient client, String user, Order order) {
         byte[] body = callbackBody(user, order).getBytes(StandardCharsets.UTF_8);
         long timestamp = Instant.now().getEpochSecond();
         return client.post("/api/payments/callback")
@@ -185,7 +185,7 @@ final class Ops {
         return HexFormat.of().formatHex(mac.doFinal());
     }
 
-    private static String code(HttpResponse<Buffer> response) {
+    static String code(HttpResponse<Buffer> response) {
         try {
             JsonObject problem = response.bodyAsJsonObject();
             return problem == null ? "" : problem.getString("code", "");

@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# The fault suite of idem (./idem chaos): callback storms against two instances of the service,
+# each storm with one fault injected while it runs, each ending with exact accounts.
+#
+# The suite starts servers of its own on other ports, so it never touches the servers it did not
+# start (the ones `./idem services up` runs or reuses):
+#   PostgreSQL  cluster idem-chaos on 127.0.0.1:$CHAOS_PG_PORT (15432), Debian's pg_createcluster
+#   Redis       127.0.0.1:$CHAOS_REDIS_PORT (16379)
+#   Kafka       127.0.0.1:$CHAOS_KAFKA_PORT (19092, controller 19093), fresh data every run
+#   idem        instances a and b, the packaged jar, on 127.0.0.1:18081 and :18082
+# and removes them all at the end (the PostgreSQL cluster is dropped).
+#
+# For each fault in $CHAOS_FAULTS, the load generator (bench/, `chaos`) creates $CHAOS_ORDERS
+# fresh orders, sends $CHAOS_DELIVERIES signed callbacks per order round-robin to a and b, and
+# runs `scripts/chaos.sh fault <name>` once $CHAOS_AT of the storm has gone out:
+#   none              nothing: the control run
+#   redis-flush       FLUSHALL
+#   redis-restart     Redis stopped, $CHAOS_DOWN s later started again (empty)
+#   postgres-restart  PostgreSQL stopped (fast), $CHAOS_DOWN s later started again
+#   kafka-restart     the broker stopped, $CHAOS_DOWN s later started again on its data
+#   kill-instance     instance b killed with SIGKILL, then started again
+# It prints one line per fault; results go to target/chaos/<run>/ (one JSON per fault, table.txt).
+# Exit status 1 when a run's accounts are not exact.
+#
+#   ./idem chaos                 the whole suite
+#   ./idem chaos down            stop what an interrupted suite left running
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+if [[ -z ${HOME:-} ]]; then
+  HOME="$(getent passwd "$(id -u)" | cut -d: -f6)"
+  export HOME
+fi
+
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+HOST=127.0.0.1
+STATE="$ROOT/.idem/chaos"
+SECRET=chaos-callback-secret
+ADMIN_TOKEN=chaos-admin-token
+
+CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance}"
+CHAOS_ORDERS="${CHAOS_ORDERS:-2000}"
+CHAOS_DELIVERIES="${CHAOS_DELIVERIES:-6}"
+CHAOS_RATE="${CHAOS_RATE:-400}"
+CHAOS_AT="${CHAOS_AT:-0.3}"
+CHAOS_DOWN="${CHAOS_DOWN:-5}"
+CHAOS_GRACE="${CHAOS_GRACE:-10}"
+CHAOS_BUILD="${CHAOS_BUILD:-1}"
+
+PG_PORT="${CHAOS_PG_PORT:-15432}"
+PG_CLUSTER=idem-chaos
+REDIS_PORT="${CHAOS_REDIS_PORT:-16379}"
+REDIS_DIR="$STATE/redis"
+KAFKA_PORT="${CHAOS_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${CHAOS_KAFKA_CONTROLLER_PORT:-19093}"
+KAFKA_PARTITIONS=4
+KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq)
+KAFKA_START_TIMEOUT=90
+KAFKA_DIR="$STATE/kafka"
+declare -A INSTANCE_PORTS=([a]=18081 [b]=18082)
+APP="$STATE/app"
+
+log() { printf 'idem chaos: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/proc.sh
+source "$ROOT/scripts/lib/proc.sh"
+# shellcheck source=scripts/lib/redis.sh
+source "$ROOT/scripts/lib/redis.sh"
+# shellcheck source=scripts/lib/kafka.sh
+source "$ROOT/scripts/lib/kafka.sh"
+
+# ------------------------------------------------------------------------------ PostgreSQL
+
+pg_version() {
+  local d ver=""
+  for d in /usr/lib/postgresql/*/bin/postgres; do
+    [[ -x $d ]] && ver="$(basename "$(dirname "$(dirname "$d")")")"
+  done
+  [[ -n $ver ]] || return 1
+  printf '%s\n' "$ver"
+}
+
+pg_ctl_chaos() {
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(pg_version)" "$PG_CLUSTER" "$@" </dev/null 9>&-
+}
+
+pg_accepting() { pg_isready -q -h "$HOST" -p "$PG_PORT" -t 2; }
+
+pg_chaos_exists() {
+  command -v pg_lsclusters >/dev/null 2>&1 &&
+    pg_lsclusters -h 2>/dev/null | awk -v name="$PG_CLUSTER" '$2 == name { found = 1 } END { exit !found }'
+}
+
+pg_chaos_drop() {
+  pg_chaos_exists || return 0
+  log "postgres: dropping cluster $PG_CLUSTER"
+  as_root pg_dropcluster --stop "$(pg_version)" "$PG_CLUSTER" </dev/null 9>&- || log "postgres: could not drop $PG_CLUSTER"
+}
+
+# A cluster of our own, trust on loopback (it serves this suite only), the application's role
+# and database in it.
+pg_chaos_up() {
+  if ! pg_version >/dev/null || ! command -v pg_createcluster >/dev/null 2>&1; then
+    apt_install postgresql
+  fi
+  command -v psql >/dev/null 2>&1 || apt_install postgresql-client
+  pg_chaos_drop
+  port_open "$PG_PORT" && die "postgres: $HOST:$PG_PORT is taken by a server this suite did not start"
+  log "postgres: cluster $PG_CLUSTER on $HOST:$PG_PORT"
+  as_root pg_createcluster --port "$PG_PORT" "$(pg_version)" "$PG_CLUSTER" \
+    -o max_connections=200 -- --auth-local=trust --auth-host=trust \
+    </dev/null >/dev/null 9>&-
+  pg_ctl_chaos start
+  wait_for 60 pg_accepting || die "postgres: cluster $PG_CLUSTER does not accept connections"
+  psql -X -q -h "$HOST" -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \
+    -c "CREATE ROLE idem LOGIN PASSWORD 'idem'" -c "CREATE DATABASE idem OWNER idem" >/dev/null
+}
+
+# ------------------------------------------------------------------------------ the service
+
+instance_pid_file() { printf '%s/instance-%s.pid\n' "$STATE" "$1"; }
+
+instance_pid() {
+  local pid
+  [[ -f $(instance_pid_file "$1") ]] || return 1
+  read -r pid <"$(instance_pid_file "$1")" || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  printf '%s\n' "$pid"
+}
+
+instance_ready() {
+  curl -fsS -o /dev/null --max-time 2 "http://$HOST:${INSTANCE_PORTS[$1]}/q/health/ready" 2>/dev/null
+}
+
+# instance_start NAME: the packaged jar, detached (it outlives a `fault` command that restarts it).
+instance_start() {
+  local name=$1 port=${INSTANCE_PORTS[$1]} log_file="$STATE/instance-$1.log" i
+  port_open "$port" && die "instance $name: $HOST:$port is taken"
+  log "instance $name: starting on $HOST:$port (log ${log_file#"$ROOT/"})"
+  (
+    # shellcheck disable=SC2016
+    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(instance_pid_file "$name")" \
+      env -u QUARKUS_PROFILE \
+      QUARKUS_HTTP_PORT="$port" \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/idem" \
+      QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PORT" \
+      KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT" \
+      IDEM_CALLBACK_SECRET="$SECRET" \
+      IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
+      IDEM_RECONCILIATION_GRACE=15s \
+      "$JAVA" -Xmx512m -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
+  )
+  for ((i = 0; i < 240; i++)); do
+    if instance_ready "$name"; then
+      log "instance $name: ready (pid $(instance_pid "$name"))"
+      return 0
+    fi
+    if ((i > 4)) && ! instance_pid "$name" >/dev/null; then break; fi
+    sleep 0.5
+  done
+  tail -n 20 "$log_file" >&2 || true
+  die "instance $name: not ready within 120 s"
+}
+
+instance_stop() {
+  local pid
+  pid="$(instance_pid "$1")" || return 0
+  stop_pid "$pid" 30 "instance $1"
+  rm -f "$(instance_pid_file "$1")"
+}
+
+# ------------------------------------------------------------------------------ faults
+
+fault() {
+  local name=$1 pid
+  case $name in
+    none) ;;
+    redis-flush)
+      log "fault: FLUSHALL"
+      redis-cli -h "$HOST" -p "$REDIS_PORT" flushall >/dev/null
+      ;;
+    redis-restart)
+      pid="$(redis_our_pid)" || die "fault: no Redis of ours to stop"
+      log "fault: stopping Redis (pid $pid) for $CHAOS_DOWN s"
+      stop_pid "$pid" 20 "redis"
+      sleep "$CHAOS_DOWN"
+      redis_spawn
+      log "fault: Redis back (empty)"
+      ;;
+    postgres-restart)
+      log "fault: stopping PostgreSQL for $CHAOS_DOWN s"
+      pg_ctl_chaos stop -m fast
+      sleep "$CHAOS_DOWN"
+      pg_ctl_chaos start
+      wait_for 60 pg_accepting || die "fault: PostgreSQL did not come back"
+      log "fault: PostgreSQL back"
+      ;;
+    kafka-restart)
+      pid="$(kafka_our_pid)" || die "fault: no broker of ours to stop"
+      log "fault: stopping the Kafka broker (pid $pid) for $CHAOS_DOWN s"
+      stop_pid "$pid" 60 "kafka broker"
+      sleep "$CHAOS_DOWN"
+      kafka_start
+      log "fault: Kafka broker back"
+      ;;
+    kill-instance)
+      pid="$(instance_pid b)" || die "fault: instance b is not running"
+      log "fault: SIGKILL to instance b (pid $pid)"
+      kill -KILL "$pid"
+      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      rm -f "$(instance_pid_file b)"
+      instance_start b
+      ;;
+    *) die "unknown fault $name" ;;
+  esac
+}
+
+# ------------------------------------------------------------------------------ the suite
+
+down() {
+  local name pid
+  for name in "${!INSTANCE_PORTS[@]}"; do instance_stop "$name"; done
+  if pid="$(kafka_our_pid)"; then stop_pid "$pid" 60 "kafka broker"; fi
+  rm -f "$KAFKA_PID"
+  if pid="$(redis_our_pid)"; then stop_pid "$pid" 20 "redis"; fi
+  rm -f "$REDIS_DIR/started-by-idem"
+  pg_chaos_drop
+}
+
+suite() {
+  local run out fault rc=0 ports
+  run="$(date -u +%Y%m%d%H%M%S)"
+  out="$ROOT/target/chaos/$run"
+  mkdir -p "$out" "$STATE"
+  exec 8>"$STATE/.lock"
+  flock -n 8 || die "another fault suite is running (.idem/chaos/.lock)"
+  trap 'down 8>&-' EXIT
+  trap 'exit 130' INT TERM
+
+  command -v jq >/dev/null 2>&1 || apt_install jq
+  command -v curl >/dev/null 2>&1 || apt_install curl
+  command -v redis-server >/dev/null 2>&1 || apt_install redis-server redis-tools
+  if [[ $CHAOS_BUILD == 1 ]]; then
+    log "building the service and the load generator"
+    ./mvnw -B -q -DskipTests package 8>&-
+  fi
+  ./mvnw -B -q -f bench/pom.xml package 8>&-
+  rm -rf "$APP"
+  cp -a target/quarkus-app "$APP"
+
+  down 8>&-
+  pg_chaos_up 8>&-
+  port_open "$REDIS_PORT" && die "redis: $HOST:$REDIS_PORT is taken by a server this suite did not start"
+  log "redis: starting on $HOST:$REDIS_PORT"
+  redis_spawn 8>&-
+  port_open "$KAFKA_PORT" && die "kafka: $HOST:$KAFKA_PORT is taken by a server this suite did not start"
+  rm -rf "$KAFKA_DIR"
+  kafka_start 8>&-
+  kafka_topics 8>&-
+  instance_start a 8>&-
+  instance_start b 8>&-
+
+  ports="${INSTANCE_PORTS[a]},${INSTANCE_PORTS[b]}"
+  : >"$out/table.txt"
+  for fault in $CHAOS_FAULTS; do
+    log "---- $fault"
+    instance_pid a >/dev/null && instance_pid b >/dev/null || die "an instance is not running before $fault"
+    CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$HOST:$KAFKA_PORT" \
+      BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
+      "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \
+      --orders "$CHAOS_ORDERS" --deliveries "$CHAOS_DELIVERIES" --rate "$CHAOS_RATE" --at "$CHAOS_AT" \
+      --grace "$CHAOS_GRACE" --command "bash $ROOT/scripts/chaos.sh fault $fault" \
+      --out "$out/$fault.json" 8>&- | tee -a "$out/table.txt" || rc=1
+  done
+  jq -s . "$out"/*.json >"$out/results.json" 2>/dev/null || true
+  printf '\nfault suite %s: %s orders × %s deliveries per fault, two instances, round-robin\n' \
+    "$run" "$CHAOS_ORDERS" "$CHAOS_DELIVERIES"
+  cat "$out/table.txt"
+  log "results: ${out#"$ROOT/"}/ (one JSON per fault, table.txt); service logs in ${STATE#"$ROOT/"}/"
+  return "$rc"
+}
+
+case "${1:-run}" in
+  run) suite ;;
+  fault) fault "${2:?fault name}" ;;
+  down) down ;;
+  *)
+    echo "usage: scripts/chaos.sh [run|down|fault NAME]" >&2
+    exit 2
+    ;;
+esac
