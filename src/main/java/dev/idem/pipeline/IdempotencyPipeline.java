@@ -120,11 +120,16 @@ public class IdempotencyPipeline {
                 : new Outcome.KeyReused();
     }
 
-    /** One transaction on one connection; Redis hears DONE only after the commit. */
+    /**
+     * One transaction on one connection; Redis hears DONE only after the commit. The first
+     * statement is sent right behind BEGIN, without waiting for BEGIN's answer: the client
+     * pipelines both on the connection, which saves one round trip per delivery.
+     */
     private Uni<Decision> transact(IdemRequest request, Function<SqlConnection, Uni<Decision>> decide) {
-        return pool.withConnection(conn -> conn.begin().chain(tx -> decide.apply(conn)
-                        .call(decision -> decision.commit() ? tx.commit() : tx.rollback())
-                        .onFailure().call(() -> rollbackQuietly(tx))))
+        return pool.withConnection(conn -> Uni.combine().all().unis(conn.begin(), decide.apply(conn)).asTuple()
+                        .call(begun -> begun.getItem2().commit() ? begun.getItem1().commit() : begun.getItem1().rollback())
+                        .map(begun -> begun.getItem2())
+                        .onFailure().call(() -> rollbackQuietly(conn.transaction())))
                 .call(decision -> decision.cacheable() ? redis.markDone(request, decision.stored())
                         : Uni.createFrom().voidItem());
     }
@@ -280,8 +285,9 @@ public class IdempotencyPipeline {
         return new Outcome.Rejected("FAILED", "the work for this key failed for good");
     }
 
+    /** {@code tx} is null when BEGIN itself never went out. */
     private static Uni<Void> rollbackQuietly(Transaction tx) {
-        return tx.rollback().onFailure().recoverWithNull();
+        return tx == null ? Uni.createFrom().voidItem() : tx.rollback().onFailure().recoverWithNull();
     }
 
     /** What tells the two modes apart once a key is claimed, or found claimed. */
