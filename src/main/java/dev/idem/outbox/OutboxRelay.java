@@ -8,54 +8,44 @@ import io.quarkus.scheduler.ScheduledExecution;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
-import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 
 /**
  * Publishes outbox events to Kafka and marks them published only after the broker acknowledged.
- * Woken by Postgres NOTIFY when events commit, with a slow poll as a safety net. Batches are
+ * Woken in-process when this instance commits events ({@link OutboxSignal}), with a slow poll as
+ * the safety net that also picks up what other instances wrote. Batches are
  * claimed with SKIP LOCKED, so several instances share the outbox without publishing a row twice
  * at once; a crash between send and mark publishes again, which the consumers absorb.
  */
 @ApplicationScoped
 public class OutboxRelay {
 
-    static final String CHANNEL = "outbox_event";
-
     private final Pool pool;
     private final OutboxRepository outbox;
     private final MutinyEmitter<String> kafka;
     private final OutboxConfig config;
-    private final PgSubscriber subscriber;
+    private final OutboxSignal signal;
     private final AtomicBoolean draining = new AtomicBoolean();
     private final AtomicBoolean again = new AtomicBoolean();
     /** Set once messaging is wired (start-up) and cleared at shutdown; read by the poll's skip predicate. */
     private static volatile boolean running;
 
-    OutboxRelay(Pool pool, OutboxRepository outbox, OutboxConfig config, Vertx vertx,
+    OutboxRelay(Pool pool, OutboxRepository outbox, OutboxConfig config, OutboxSignal signal,
                 @Channel("outbox") @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
-                MutinyEmitter<String> kafka,
-                @ConfigProperty(name = "quarkus.datasource.reactive.url") String url,
-                @ConfigProperty(name = "quarkus.datasource.username") String user,
-                @ConfigProperty(name = "quarkus.datasource.password") String password) {
+                MutinyEmitter<String> kafka) {
         this.pool = pool;
         this.outbox = outbox;
         this.config = config;
+        this.signal = signal;
         this.kafka = kafka;
-        this.subscriber = PgSubscriber.subscriber(vertx,
-                PgConnectOptions.fromUri(url).setUser(user).setPassword(password))
-                .reconnectPolicy(retries -> 1_000L);
     }
 
     void start(@Observes StartupEvent start) {
@@ -63,15 +53,12 @@ public class OutboxRelay {
             return;
         }
         running = true;
-        subscriber.channel(CHANNEL).handler(ignored -> wake());
-        subscriber.connect().subscribe().with(
-                connected -> wake(),
-                failure -> Log.warnf("Outbox LISTEN unavailable, relying on the poll: %s", failure.toString()));
+        signal.listen(this::wake);
+        wake();
     }
 
     void stop(@Observes ShutdownEvent stop) {
         running = false;
-        subscriber.closeAndForget();
     }
 
     /** The safety net, skipped until start-up has wired messaging (and after shutdown began). */

@@ -9,6 +9,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Transaction;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
@@ -55,15 +56,31 @@ public class OutboxRepository {
             ON CONFLICT ON CONSTRAINT outbox_event_one_per_key DO UPDATE SET published_at = NULL""";
 
     private final Clock clock;
+    private final OutboxSignal signal;
 
-    OutboxRepository(Clock clock) {
+    OutboxRepository(Clock clock, OutboxSignal signal) {
         this.clock = clock;
+        this.signal = signal;
     }
 
-    /** Appends an event in the caller's transaction, so it exists exactly when the change does. */
+    /**
+     * Appends an event in the caller's transaction, so it exists exactly when the change does;
+     * the relay hears of it once that transaction committed.
+     */
     public Uni<Void> append(SqlConnection tx, String topic, String key, JsonObject payload) {
         return tx.preparedQuery(APPEND).execute(Tuple.of(topic, key, payload, ts(clock.instant())))
+                .invoke(() -> signalAtCommit(tx))
                 .replaceWithVoid();
+    }
+
+    private void signalAtCommit(SqlConnection tx) {
+        Transaction transaction = tx.transaction();
+        if (transaction == null) {
+            signal.committed();
+            return;
+        }
+        // a rolled-back transaction fails its completion: nothing to publish, nothing to say
+        transaction.completion().subscribe().with(committed -> signal.committed(), rolledBack -> {});
     }
 
     /** Locks up to {@code limit} unpublished events for the caller's transaction. */
@@ -80,6 +97,7 @@ public class OutboxRepository {
 
     public Uni<Void> republish(SqlClient client, String topic, String key, JsonObject payload) {
         return client.preparedQuery(REPUBLISH).execute(Tuple.of(topic, key, payload, ts(clock.instant())))
+                .invoke(signal::committed)
                 .replaceWithVoid();
     }
 

@@ -91,8 +91,9 @@ final class Report {
         row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",
                 null, null, pg == null ? null : "-c " + pg.getValue("clients") + " -j " + pg.getValue("threads")
                         + " -M prepared -T " + pg.getValue("seconds"),
-                pg == null ? "" : "latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same without the"
-                        + " outbox NOTIFY trigger " + fmt(pg.getDouble("tpsWithoutNotify"), 0) + " TPS (for comparison)");
+                pg == null ? "" : "latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same with an"
+                        + " outbox NOTIFY trigger (the design before V6) " + fmt(pg.getDouble("tpsWithNotify"), 0)
+                        + " TPS (for comparison)");
         JsonObject redis = obj(all, "redis");
         row("redis-benchmark SET key:__rand_int__ v NX EX 60", redis == null ? null : fmt(redis.getDouble("rps"), 0) + "/s",
                 redis == null ? null : fmt(redis.getDouble("p50Ms"), 2) + " ms",
