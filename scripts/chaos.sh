@@ -265,6 +265,7 @@ suite() {
   rm -rf "$KAFKA_DIR"
   kafka_start 8>&-
   kafka_topics 8>&-
+  rm -f "$STATE"/instance-*.log # a restarted instance appends to its log; a new suite starts afresh
   instance_start a 8>&-
   instance_start b 8>&-
 
@@ -272,7 +273,9 @@ suite() {
   : >"$out/table.txt"
   for fault in $CHAOS_FAULTS; do
     log "---- $fault"
-    instance_pid a >/dev/null && instance_pid b >/dev/null || die "an instance is not running before $fault"
+    if ! instance_pid a >/dev/null || ! instance_pid b >/dev/null; then
+      die "an instance is not running before $fault"
+    fi
     CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$HOST:$KAFKA_PORT" \
       BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
       "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \

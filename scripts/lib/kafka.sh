@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2153
 # Shared by the project's scripts: a single-node KRaft Kafka broker run from Kafka's own jars.
 # The caller defines log, die, ROOT, HOST, JAVA and the broker's place:
 #   KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_PARTITIONS KAFKA_TOPICS (array) KAFKA_START_TIMEOUT
@@ -112,7 +112,7 @@ kafka_start() {
   # The inner shell writes its own pid, then becomes the JVM: the pid file
   # names the broker even if setsid has to fork.
   (
-    cd "$KAFKA_DIR"
+    cd "$KAFKA_DIR" || exit 1
     # shellcheck disable=SC2016
     setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
       "$JAVA" -Xmx512m \
