@@ -41,7 +41,8 @@ public class TokenStore {
         record StoreUnavailable() implements Consumption {}
     }
 
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Seeded at run time: a static one would be created, seed and all, while a native image is built. */
+    private final SecureRandom random = new SecureRandom();
 
     private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
@@ -56,7 +57,7 @@ public class TokenStore {
     /** A new token for {@code userId}, or empty when Redis cannot take it. */
     public Uni<Optional<String>> issue(String userId) {
         byte[] bytes = new byte[18];
-        RANDOM.nextBytes(bytes);
+        random.nextBytes(bytes);
         String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
         return values.set(key(token), userId, new SetArgs().px(config.ttl()))
                 .map(ok -> Optional.of(token))
