@@ -1,0 +1,82 @@
+package dev.idem.it;
+
+import static dev.idem.testing.Callbacks.deliver;
+import static dev.idem.testing.Callbacks.newOrder;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
+
+import dev.idem.testing.Gateway;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import io.restassured.response.Response;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The artifact as it ships — the runnable jar, or the native executable where {@code -Dnative}
+ * built one — in its prod profile, configured from outside as a deployment would configure it.
+ */
+@QuarkusIntegrationTest
+@WithTestResource(PackagedServiceIT.Deployment.class)
+class PackagedServiceIT {
+
+    /**
+     * The prod profile has no secrets of its own. The consumer groups are this run's own, from the
+     * end of the topics, so that the artifact neither takes partitions from other tests' instances
+     * nor replays the topics' history.
+     */
+    public static class Deployment implements QuarkusTestResourceLifecycleManager {
+        @Override
+        public Map<String, String> start() {
+            String group = "idem-packaged-it-" + UUID.randomUUID().toString().substring(0, 8);
+            return Map.of(
+                    "idem.callback.secret", Gateway.SECRET,
+                    "idem.admin.token", "packaged-it-admin-token",
+                    "quarkus.redis.hosts", "redis://127.0.0.1:6379/4",
+                    "mp.messaging.incoming.coupon-grants.group.id", group + "-coupon-grants",
+                    "mp.messaging.incoming.coupon-grants.auto.offset.reset", "latest",
+                    "mp.messaging.incoming.payment-callbacks.group.id", group + "-payment-callbacks",
+                    "mp.messaging.incoming.payment-callbacks.auto.offset.reset", "latest");
+        }
+
+        @Override
+        public void stop() {}
+    }
+
+    @Test
+    void readyOnceItsServersAnswer() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+    }
+
+    @Test
+    void aSignedCallbackPaysTheOrderOnce() {
+        String user = "packaged-" + UUID.randomUUID();
+        String order = newOrder(user, 1999);
+        String body = Gateway.callback("T-" + order, order, 1999, "SUCCESS");
+
+        deliver(body).then().statusCode(200).body("code", equalTo("SUCCESS")).body("duplicate", nullValue());
+        deliver(body).then().statusCode(200).body("code", equalTo("SUCCESS")).body("duplicate", equalTo(true));
+        given().header("X-User-Id", user).get("/api/orders/" + order).then()
+                .statusCode(200).body("status", equalTo("PAID")).body("tradeNo", equalTo("T-" + order));
+    }
+
+    @Test
+    void badInputIsAnsweredWithProblems() {
+        String user = "packaged-" + UUID.randomUUID();
+        problem(given().header("X-User-Id", user).header("Idempotency-Key", "k").contentType("application/json")
+                .body("{\"amountCents\":1999,\"currency\":\"CNY\",\"coupon\":\"FREE\"}").post("/api/orders"),
+                400, "BAD_REQUEST");
+        String body = Gateway.callback("T-forged", "any", 1999, "SUCCESS");
+        long now = Gateway.now();
+        problem(deliver(body, now, Gateway.sign("not-the-secret", now, body)), 401, "SIGNATURE_INVALID");
+        problem(given().header("X-User-Id", user).get("/api/orders/no-such-order"), 404, "ORDER_NOT_FOUND");
+    }
+
+    static void problem(Response response, int status, String code) {
+        response.then().statusCode(status).contentType("application/problem+json")
+                .body("status", equalTo(status)).body("code", equalTo(code));
+    }
+}
