@@ -1,9 +1,11 @@
 package dev.idem.coupons;
 
 import dev.idem.pipeline.IdemRequest;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Optional;
 
 /** A {@code coupon-grants} message: grant {@code templateId} to {@code userId} once for {@code bizKey}. */
+@RegisterForReflection
 public record CouponGrant(String bizKey, String userId, String templateId, String orderId) {
 
     public Optional<String> violation() {

@@ -1,9 +1,11 @@
 package dev.idem.orders;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /** The body of {@code POST /api/orders}. Boxed so that a missing member is told from zero. */
+@RegisterForReflection
 public record OrderRequest(Long amountCents, String currency) {
 
     static final long MAX_AMOUNT_CENTS = 100_000_000L;

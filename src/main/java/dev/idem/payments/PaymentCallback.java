@@ -1,6 +1,7 @@
 package dev.idem.payments;
 
 import dev.idem.pipeline.IdemRequest;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -8,6 +9,7 @@ import java.util.Optional;
  * A gateway's notification, the same body by REST and by Kafka. Boxed members so that a missing
  * one is told from a zero.
  */
+@RegisterForReflection
 public record PaymentCallback(String tradeNo, String orderId, Long amountCents, String status, Instant paidAt) {
 
     public static final String SUCCESS = "SUCCESS";

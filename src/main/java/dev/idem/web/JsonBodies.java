@@ -13,6 +13,9 @@ import java.util.stream.Collectors;
 /**
  * Reads request bodies strictly (unknown members, wrong types and trailing data are refused) and
  * turns every way a body can be wrong into one readable sentence for a 400.
+ * <p>
+ * Bodies arrive as bytes, so Quarkus does not see the types they are read into: each one carries
+ * {@code @RegisterForReflection}, or a native image could not construct it.
  */
 @ApplicationScoped
 public class JsonBodies {
