@@ -43,19 +43,10 @@ die() {
 
 # shellcheck source=scripts/lib/apt.sh
 source "$ROOT/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/http.sh
+source "$ROOT/scripts/lib/http.sh"
 
-# The tools the demo needs, from Debian's packages when missing.
-need_tools() {
-  local missing=() tool
-  for tool in curl jq openssl; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-  done
-  ((${#missing[@]})) || return 0
-  apt_install "${missing[@]}" >/dev/null ||
-    die "could not install ${missing[*]}; install them and run the demo again"
-}
-
-need_tools
+need_commands curl jq openssl
 
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -73,20 +64,6 @@ if ! curl -fsS --max-time 3 -o /dev/null "$URL/q/health/ready" 2>/dev/null; then
 fi
 
 rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
-
-# HTTP helper: http <out-prefix> <curl args...>; writes <out-prefix>.body and .headers and prints
-# the status code (000 when the service could not be reached).
-http() {
-  local out="$1"
-  shift
-  curl -sS --max-time 10 -o "$out.body" -D "$out.headers" -w '%{http_code}' "$@" 2>"$out.err" || true
-}
-
-json_field() { jq -r "$2 // empty" "$1.body" 2>/dev/null || true; }
-
-hmac_hex() {
-  printf '%s' "$1" | openssl dgst -sha256 -hmac "$SECRET" | awk '{print $NF}'
-}
 
 # Sum of idem_pipeline_duplicates_total{layer,scope} in a /q/metrics scrape.
 duplicates() {
@@ -165,7 +142,7 @@ CALLBACK="{\"tradeNo\":\"$TRADE_NO\",\"orderId\":\"$ORDER_ID\",\"amountCents\":$
 deliver() { # one delivery, signed afresh
   local n="$1" ts sig
   ts="$(date +%s)"
-  sig="$(hmac_hex "$ts.$CALLBACK")"
+  sig="$(hmac_hex "$SECRET" "$ts.$CALLBACK")"
   http "$WORK/cb$n" -X POST -H 'Content-Type: application/json' \
     -H "X-Pay-Timestamp: $ts" -H "X-Pay-Signature: $sig" \
     --data-binary "$CALLBACK" "$URL/api/payments/callback" >"$WORK/cb$n.status"

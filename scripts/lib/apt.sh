@@ -24,3 +24,13 @@ apt_install() {
   log "installing $*"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null 9>&-
 }
+
+# need_commands CMD...: installs the Debian packages named like the commands that are missing.
+need_commands() {
+  local missing=() cmd
+  for cmd in "$@"; do
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
+  done
+  ((${#missing[@]})) || return 0
+  apt_install "${missing[@]}" >/dev/null || die "could not install ${missing[*]}; install them and try again"
+}
