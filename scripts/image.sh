@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# OCI images of idem, built on this machine without a registry or a Docker engine (buildah), and a
+# smoke check that runs one (podman) against the local servers.
+#
+#   scripts/image.sh [all]   build, then smoke-check the JVM image
+#   scripts/image.sh build   localhost/idem:jvm; localhost/idem:native too when target/ holds a
+#                            native executable (from src/main/docker/Dockerfile.native)
+#   scripts/image.sh smoke   run localhost/idem:jvm (IDEM_IMAGE: another one) on the host network
+#                            against PostgreSQL, Redis and Kafka on 127.0.0.1, port IDEM_SMOKE_PORT
+#                            (18080): /q/health/ready UP, an order paid by one signed callback,
+#                            its retry answered as a duplicate; then the container is removed
+#
+# The JVM image stands on a base made here, localhost/idem-base:<tag>: Debian's minbase from
+# debootstrap (the host's Debian release, from IDEM_DEBIAN_MIRROR, http://deb.debian.org/debian)
+# and a JRE jlinked from this machine's JDK. The base stays in the local image store, tagged by
+# what it is made of, and the debootstrapped file system in .idem/image/, so later runs build
+# offline in seconds. Missing Debian packages (buildah, podman, runc, debootstrap, curl, jq,
+# openssl, a JDK with jlink) are installed with apt-get.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+STATE="$ROOT/.idem/image"
+
+IMAGE_JVM=localhost/idem:jvm
+IMAGE_NATIVE=localhost/idem:native
+BASE_REPO=localhost/idem-base
+# The JRE's modules: what jdeps finds in target/quarkus-app, plus those reached only by name
+# (elliptic-curve TLS, DNS for JNDI, zip file systems). Changing the list makes a new base.
+JRE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.rmi,java.security.jgss,java.security.sasl,java.sql,java.transaction.xa,java.xml,jdk.crypto.ec,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
+APP_UID=185
+DEBIAN_MIRROR="${IDEM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+
+HOST=127.0.0.1
+SMOKE_PORT="${IDEM_SMOKE_PORT:-18080}"
+SMOKE_SECRET=smoke-callback-secret
+SMOKE_READY_TIMEOUT=120
+
+log() { printf 'idem image: %s\n' "$*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# shellcheck source=scripts/lib/apt.sh
+source "$ROOT/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/http.sh
+source "$ROOT/scripts/lib/http.sh"
+# shellcheck source=scripts/lib/proc.sh
+source "$ROOT/scripts/lib/proc.sh"
+
+rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+# buildah and podman read this file instead of the system's: runc (crun fails on these machines)
+# and explicit limits for the containers.
+container_tools() {
+  need_commands buildah podman runc debootstrap
+  mkdir -p "$STATE"
+  cat >"$STATE/containers.conf" <<'CONF'
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
+
+[engine]
+runtime = "runc"
+CONF
+  export CONTAINERS_CONF="$STATE/containers.conf"
+}
+
+image_exists() { buildah inspect --type image "$1" >/dev/null 2>&1; }
+
+# --------------------------------------------------------------------------------- the base
+
+# The JDK whose jlink makes the JRE: JAVA_HOME, else the one `java` belongs to, else Debian's 17.
+find_jdk() {
+  local jdk="${JAVA_HOME:-}"
+  if [[ -z $jdk ]] && command -v java >/dev/null 2>&1; then
+    jdk="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+  fi
+  if [[ ! -x $jdk/bin/jlink || ! -d $jdk/jmods ]]; then
+    apt_install openjdk-17-jdk-headless >/dev/null
+    jdk="/usr/lib/jvm/java-17-openjdk-$(dpkg --print-architecture)"
+  fi
+  [[ -x $jdk/bin/jlink && -d $jdk/jmods ]] || die "no JDK with jlink and jmods at $jdk"
+  printf '%s\n' "$jdk"
+}
+
+# The host's Debian release (its glibc is the one the jlinked JRE was built for), else bookworm.
+debian_suite() (
+  # shellcheck disable=SC1091
+  . /etc/os-release 2>/dev/null || true
+  if [[ ${ID:-} == debian && -n ${VERSION_CODENAME:-} ]]; then echo "$VERSION_CODENAME"; else echo bookworm; fi
+)
+
+# Debian's minbase for SUITE as a tarball, made once: debootstrap, then without apt's lists and
+# caches, documentation and translations.
+debian_rootfs() {
+  local suite=$1 tarball="$STATE/debian-$1-minbase.tar.gz" dir
+  if [[ -s $tarball ]]; then
+    printf '%s\n' "$tarball"
+    return 0
+  fi
+  dir="$STATE/rootfs.tmp"
+  rm -rf "$dir"
+  log "debootstrap --variant=minbase $suite from $DEBIAN_MIRROR (once; a few minutes)"
+  as_root debootstrap --variant=minbase "$suite" "$dir" "$DEBIAN_MIRROR" >"$STATE/debootstrap.log" 2>&1 ||
+    die "debootstrap failed; see ${STATE#"$ROOT/"}/debootstrap.log"
+  as_root rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/* "$dir"/usr/share/doc/* \
+    "$dir"/usr/share/man/* "$dir"/usr/share/info/* "$dir"/usr/share/locale/*
+  as_root tar -C "$dir" --numeric-owner -czf "$tarball.tmp" .
+  as_root rm -rf "$dir"
+  mv "$tarball.tmp" "$tarball"
+  printf '%s\n' "$tarball"
+}
+
+# The base image: minbase, the JRE in /opt/java, user 185 (group root, as OpenShift runs images).
+# Prints its name; builds it only when no image of that name exists.
+base_image() {
+  local jdk suite tag base rootfs ctr mnt
+  jdk="$(find_jdk)"
+  suite="$(debian_suite)"
+  # named after what it is made of, this recipe included: any change makes a new base
+  tag="$({ printf '%s\n' "$suite" "$JRE_MODULES" "$APP_UID"; cat "$jdk/release"; declare -f debian_rootfs base_image; } |
+    sha256sum | cut -c1-12)"
+  base="$BASE_REPO:$tag"
+  if image_exists "$base"; then
+    log "base $base (Debian $suite, JRE from $jdk): cached"
+    printf '%s\n' "$base"
+    return 0
+  fi
+  rootfs="$(debian_rootfs "$suite")"
+  log "base $base: Debian $suite minbase + JRE jlinked from $jdk"
+  rm -rf "$STATE/jre"
+  "$jdk/bin/jlink" --add-modules "$JRE_MODULES" --strip-debug --no-man-pages --no-header-files \
+    --output "$STATE/jre"
+  ctr="$(buildah from scratch)"
+  mnt="$(buildah mount "$ctr")"
+  tar -C "$mnt" --numeric-owner -xzf "$rootfs"
+  mkdir -p "$mnt/opt"
+  cp -a "$STATE/jre" "$mnt/opt/java"
+  chroot "$mnt" useradd --system --uid "$APP_UID" --gid 0 --home-dir /deployments --create-home \
+    --shell /usr/sbin/nologin idem
+  buildah umount "$ctr" >/dev/null
+  buildah config --env JAVA_HOME=/opt/java \
+    --env PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --env LANG=C.UTF-8 --label "org.opencontainers.image.description=Debian $suite minbase, JRE $(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$jdk/release")" \
+    "$ctr"
+  buildah commit --quiet --rm "$ctr" "$base" >/dev/null
+  rm -rf "$STATE/jre"
+  printf '%s\n' "$base"
+}
+
+# --------------------------------------------------------------------------------- the images
+
+# The JVM image: Quarkus' fast-jar layout in /deployments, one layer per rate of change, as in
+# src/main/docker/Dockerfile.jvm, on the local base instead of a registry's.
+build_jvm() {
+  local base=$1 containerfile="$STATE/Containerfile.jvm"
+  cat >"$containerfile" <<EOF
+FROM $base
+COPY --chown=$APP_UID:0 target/quarkus-app/lib/ /deployments/lib/
+COPY --chown=$APP_UID:0 target/quarkus-app/*.jar /deployments/
+COPY --chown=$APP_UID:0 target/quarkus-app/app/ /deployments/app/
+COPY --chown=$APP_UID:0 target/quarkus-app/quarkus/ /deployments/quarkus/
+WORKDIR /deployments
+EXPOSE 8080
+USER $APP_UID
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-Dquarkus.http.host=0.0.0.0", "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", "-jar", "/deployments/quarkus-run.jar"]
+EOF
+  buildah bud --quiet --pull=never --layers -f "$containerfile" -t "$IMAGE_JVM" \
+    --label org.opencontainers.image.title=idem \
+    --label "org.opencontainers.image.revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+    "$ROOT" >/dev/null
+}
+
+# The native image, from the Quarkus Dockerfile as it is: its base comes from a registry (or this
+# store, if it was pulled before), so this is the one step that is not offline.
+build_native() {
+  local runner
+  runner="$(compgen -G "target/*-runner" | head -n 1 || true)"
+  if [[ -z $runner ]]; then
+    log "native: no native executable in target/ (GraalVM or Mandrel builds it: ./mvnw package -Dnative);" \
+      "$IMAGE_NATIVE not built"
+    return 0
+  fi
+  log "native: $IMAGE_NATIVE from src/main/docker/Dockerfile.native with $runner"
+  buildah bud --quiet --layers -f src/main/docker/Dockerfile.native -t "$IMAGE_NATIVE" "$ROOT" >/dev/null ||
+    die "the native image did not build (its base, ubi9/ubi-minimal, needs registry access once)"
+}
+
+build() {
+  local t0=$SECONDS base size
+  container_tools
+  base="$(base_image)"
+  log "packaging the application (./mvnw -B -q -DskipTests package)"
+  ./mvnw -B -q -DskipTests package
+  build_jvm "$base"
+  size="$(podman image inspect --format '{{.Size}}' "$IMAGE_JVM" | awk '{ printf "%d MB", $1 / 1000000 }')"
+  log "built $IMAGE_JVM ($size) in $((SECONDS - t0)) s"
+  build_native
+}
+
+# --------------------------------------------------------------------------------- the smoke check
+
+CONTAINER=""
+WORK=""
+# Stops the container (SIGTERM, then SIGKILL after 60 s: leaving the consumer groups takes the
+# service some 25 s here) and removes it.
+remove_container() {
+  [[ -n $CONTAINER ]] || return 0
+  podman rm --force --time 60 "$CONTAINER" >/dev/null 2>&1 || true
+  if podman container exists "$CONTAINER"; then
+    log "warning: container $CONTAINER is still there (podman rm -f $CONTAINER)"
+  fi
+  CONTAINER=""
+}
+
+smoke() {
+  local image="${IDEM_IMAGE:-$IMAGE_JVM}" run url t0 ready=0 order status key body ts attempt
+  container_tools
+  need_commands curl jq openssl
+  image_exists "$image" || die "no image $image; ./idem image build makes it"
+  bash "$ROOT/scripts/services.sh" up
+  if port_open "$SMOKE_PORT"; then
+    die "port $SMOKE_PORT is taken; choose another with IDEM_SMOKE_PORT"
+  fi
+  WORK="$(mktemp -d)"
+  trap 'remove_container; rm -rf "$WORK"' EXIT
+  run="idem-smoke-$(rand_hex 4)"
+  url="http://$HOST:$SMOKE_PORT"
+  # Consumer groups of its own, from the end of the topics: it takes no partitions from other
+  # instances and does not replay the topics' history. Redis database 7 is the smoke check's.
+  t0=$SECONDS
+  CONTAINER="$(podman run --detach --pull=never --name "$run" --network host \
+    -e QUARKUS_HTTP_PORT="$SMOKE_PORT" \
+    -e QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:5432/idem" \
+    -e QUARKUS_DATASOURCE_USERNAME=idem -e QUARKUS_DATASOURCE_PASSWORD=idem \
+    -e QUARKUS_REDIS_HOSTS="redis://$HOST:6379/7" \
+    -e KAFKA_BOOTSTRAP_SERVERS="$HOST:9092" \
+    -e IDEM_CALLBACK_SECRET="$SMOKE_SECRET" -e IDEM_ADMIN_TOKEN="smoke-admin-$(rand_hex 8)" \
+    -e MP_MESSAGING_INCOMING_COUPON_GRANTS_GROUP_ID="$run-coupon-grants" \
+    -e MP_MESSAGING_INCOMING_COUPON_GRANTS_AUTO_OFFSET_RESET=latest \
+    -e MP_MESSAGING_INCOMING_PAYMENT_CALLBACKS_GROUP_ID="$run-payment-callbacks" \
+    -e MP_MESSAGING_INCOMING_PAYMENT_CALLBACKS_AUTO_OFFSET_RESET=latest \
+    "$image")"
+  log "smoke: container $run from $image on $url"
+  while ((SECONDS - t0 < SMOKE_READY_TIMEOUT)); do
+    [[ "$(podman inspect --format '{{.State.Running}}' "$CONTAINER" 2>/dev/null)" == true ]] || break
+    if [[ "$(http "$WORK/ready" "$url/q/health/ready")" == 200 && "$(json_field "$WORK/ready" .status)" == UP ]]; then
+      ready=1
+      break
+    fi
+    sleep 0.5
+  done
+  if ((!ready)); then
+    podman logs --tail 40 "$CONTAINER" >&2 || true
+    die "smoke: $image did not answer /q/health/ready UP within $SMOKE_READY_TIMEOUT s"
+  fi
+  log "smoke: /q/health/ready UP after $((SECONDS - t0)) s"
+
+  key="$run-order"
+  status="$(http "$WORK/order" -X POST -H "X-User-Id: $run" -H "Idempotency-Key: $key" \
+    -H 'Content-Type: application/json' --data '{"amountCents":1999,"currency":"CNY"}' "$url/api/orders")"
+  order="$(json_field "$WORK/order" .orderId)"
+  [[ $status == 201 && -n $order ]] || die "smoke: POST /api/orders answered $status: $(cat "$WORK/order.body")"
+
+  body="{\"tradeNo\":\"T-$run\",\"orderId\":\"$order\",\"amountCents\":1999,\"status\":\"SUCCESS\",\"paidAt\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}"
+  for attempt in first retry; do
+    ts="$(date +%s)"
+    status="$(http "$WORK/$attempt" -X POST -H 'Content-Type: application/json' -H "X-Pay-Timestamp: $ts" \
+      -H "X-Pay-Signature: $(hmac_hex "$SMOKE_SECRET" "$ts.$body")" --data-binary "$body" "$url/api/payments/callback")"
+    [[ $status == 200 && "$(json_field "$WORK/$attempt" .code)" == SUCCESS ]] ||
+      die "smoke: the $attempt callback answered $status: $(cat "$WORK/$attempt.body")"
+  done
+  [[ "$(json_field "$WORK/first" .duplicate)" == "" && "$(json_field "$WORK/retry" .duplicate)" == true ]] ||
+    die "smoke: the retry was not answered as a duplicate: $(cat "$WORK/retry.body")"
+  http "$WORK/paid" -H "X-User-Id: $run" "$url/api/orders/$order" >/dev/null
+  [[ "$(json_field "$WORK/paid" .status)" == PAID ]] || die "smoke: the order is not PAID: $(cat "$WORK/paid.body")"
+  log "smoke: order $order created (201), callback answered $(cat "$WORK/first.body"), its retry $(cat "$WORK/retry.body"), order PAID"
+
+  t0=$SECONDS
+  remove_container
+  log "smoke: passed; container $run stopped (in $((SECONDS - t0)) s) and removed"
+}
+
+# Rootful buildah and podman: the base is assembled with chroot, the images go to root's store.
+[[ $EUID -eq 0 ]] || die "./idem image runs as root (sudo ./idem image)"
+
+case "${1:-all}" in
+  all)
+    build
+    smoke
+    ;;
+  build) build ;;
+  smoke) smoke ;;
+  *)
+    echo "usage: ./idem image [build|smoke]" >&2
+    exit 2
+    ;;
+esac
