@@ -188,12 +188,19 @@ build_native() {
 }
 
 build() {
-  local t0=$SECONDS base size
+  local t0=$SECONDS base size previous
   container_tools
   base="$(base_image)"
   log "packaging the application (./mvnw -B -q -DskipTests package)"
   ./mvnw -B -q -DskipTests package
+  previous="$(podman image inspect --format '{{.Id}}' "$IMAGE_JVM" 2>/dev/null || true)"
   build_jvm "$base"
+  # what earlier builds left: the previous application image, bases of other recipes or JDKs
+  if [[ -n $previous && $previous != "$(podman image inspect --format '{{.Id}}' "$IMAGE_JVM")" ]]; then
+    podman rmi "$previous" >/dev/null 2>&1 || true
+  fi
+  podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$BASE_REPO:" | grep -vxF "$base" |
+    xargs -r podman rmi >/dev/null 2>&1 || true
   size="$(podman image inspect --format '{{.Size}}' "$IMAGE_JVM" | awk '{ printf "%d MB", $1 / 1000000 }')"
   log "built $IMAGE_JVM ($size) in $((SECONDS - t0)) s"
   build_native
