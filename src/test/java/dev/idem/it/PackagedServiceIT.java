@@ -24,22 +24,23 @@ import org.junit.jupiter.api.Test;
 class PackagedServiceIT {
 
     /**
-     * The prod profile has no secrets of its own. The consumer groups are this run's own, from the
-     * end of the topics, so that the artifact neither takes partitions from other tests' instances
-     * nor replays the topics' history.
+     * The prod profile has no secrets of its own. Failsafe keeps the artifact running until its JVM
+     * ends, beside the instances of the tests after this one, so it serves HTTP alone: it consumes,
+     * relays and recovers nothing those instances are there to handle, and pays orders without a
+     * campaign, so it leaves no grant for them either.
      */
     public static class Deployment implements QuarkusTestResourceLifecycleManager {
         @Override
         public Map<String, String> start() {
-            String group = "idem-packaged-it-" + UUID.randomUUID().toString().substring(0, 8);
             return Map.of(
                     "idem.callback.secret", Gateway.SECRET,
                     "idem.admin.token", "packaged-it-admin-token",
                     "quarkus.redis.hosts", "redis://127.0.0.1:6379/4",
-                    "mp.messaging.incoming.coupon-grants.group.id", group + "-coupon-grants",
-                    "mp.messaging.incoming.coupon-grants.auto.offset.reset", "latest",
-                    "mp.messaging.incoming.payment-callbacks.group.id", group + "-payment-callbacks",
-                    "mp.messaging.incoming.payment-callbacks.auto.offset.reset", "latest");
+                    "mp.messaging.incoming.coupon-grants.enabled", "false",
+                    "mp.messaging.incoming.payment-callbacks.enabled", "false",
+                    "idem.outbox.relay-enabled", "false",
+                    "idem.pipeline.recovery-interval", "off",
+                    "idem.campaign.paid-coupon-template", "");
         }
 
         @Override
