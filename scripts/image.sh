@@ -102,12 +102,12 @@ debian_rootfs() {
   dir="$STATE/rootfs.tmp"
   rm -rf "$dir"
   log "debootstrap --variant=minbase $suite from $DEBIAN_MIRROR (once; a few minutes)"
-  as_root debootstrap --variant=minbase "$suite" "$dir" "$DEBIAN_MIRROR" >"$STATE/debootstrap.log" 2>&1 ||
+  debootstrap --variant=minbase "$suite" "$dir" "$DEBIAN_MIRROR" >"$STATE/debootstrap.log" 2>&1 ||
     die "debootstrap failed; see ${STATE#"$ROOT/"}/debootstrap.log"
-  as_root rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/* "$dir"/usr/share/doc/* \
+  rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/cache/apt/* "$dir"/usr/share/doc/* \
     "$dir"/usr/share/man/* "$dir"/usr/share/info/* "$dir"/usr/share/locale/*
-  as_root tar -C "$dir" --numeric-owner -czf "$tarball.tmp" .
-  as_root rm -rf "$dir"
+  tar -C "$dir" --numeric-owner -czf "$tarball.tmp" .
+  rm -rf "$dir"
   mv "$tarball.tmp" "$tarball"
   printf '%s\n' "$tarball"
 }
