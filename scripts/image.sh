@@ -48,6 +48,10 @@ source "$ROOT/scripts/lib/apt.sh"
 source "$ROOT/scripts/lib/http.sh"
 # shellcheck source=scripts/lib/proc.sh
 source "$ROOT/scripts/lib/proc.sh"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+KAFKA_DIR="$ROOT/.idem/kafka"
+# shellcheck source=scripts/lib/kafka.sh
+source "$ROOT/scripts/lib/kafka.sh"
 
 rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 
@@ -209,14 +213,18 @@ build() {
 # --------------------------------------------------------------------------------- the smoke check
 
 CONTAINER=""
+GROUPS_OF_RUN=()
 WORK=""
 # Stops the container (SIGTERM, then SIGKILL after 60 s: leaving the consumer groups takes the
-# service some 25 s here) and removes it.
+# service some 25 s here), removes it, then its consumer groups with the offsets they committed.
 remove_container() {
   [[ -n $CONTAINER ]] || return 0
   podman rm --force --time 60 "$CONTAINER" >/dev/null 2>&1 || true
   if podman container exists "$CONTAINER"; then
     log "warning: container $CONTAINER is still there (podman rm -f $CONTAINER)"
+  elif ((${#GROUPS_OF_RUN[@]})) && compgen -G "$KAFKA_LIBS/kafka-tools-*.jar" >/dev/null; then
+    kafka_tool org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$HOST:9092" \
+      --delete "${GROUPS_OF_RUN[@]/#/--group=}" >/dev/null 2>&1 || true
   fi
   CONTAINER=""
 }
@@ -233,6 +241,7 @@ smoke() {
   WORK="$(mktemp -d)"
   trap 'remove_container; rm -rf "$WORK"' EXIT
   run="idem-smoke-$(rand_hex 4)"
+  GROUPS_OF_RUN=("$run-coupon-grants" "$run-payment-callbacks")
   url="http://$HOST:$SMOKE_PORT"
   # Consumer groups of its own, from the end of the topics: it takes no partitions from other
   # instances and does not replay the topics' history. Redis database 7 is the smoke check's.
@@ -244,9 +253,9 @@ smoke() {
     -e QUARKUS_REDIS_HOSTS="redis://$HOST:6379/7" \
     -e KAFKA_BOOTSTRAP_SERVERS="$HOST:9092" \
     -e IDEM_CALLBACK_SECRET="$SMOKE_SECRET" -e IDEM_ADMIN_TOKEN="smoke-admin-$(rand_hex 8)" \
-    -e MP_MESSAGING_INCOMING_COUPON_GRANTS_GROUP_ID="$run-coupon-grants" \
+    -e MP_MESSAGING_INCOMING_COUPON_GRANTS_GROUP_ID="${GROUPS_OF_RUN[0]}" \
     -e MP_MESSAGING_INCOMING_COUPON_GRANTS_AUTO_OFFSET_RESET=latest \
-    -e MP_MESSAGING_INCOMING_PAYMENT_CALLBACKS_GROUP_ID="$run-payment-callbacks" \
+    -e MP_MESSAGING_INCOMING_PAYMENT_CALLBACKS_GROUP_ID="${GROUPS_OF_RUN[1]}" \
     -e MP_MESSAGING_INCOMING_PAYMENT_CALLBACKS_AUTO_OFFSET_RESET=latest \
     "$image")"
   log "smoke: container $run from $image on $url"
