@@ -37,12 +37,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-if [[ -z ${HOME:-} ]]; then
-  HOME="$(getent passwd "$(id -u)" | cut -d: -f6)"
-  export HOME
-fi
-
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+LOG_NAME="idem bench"
+# shellcheck source=scripts/lib/base.sh
+source "$ROOT/scripts/lib/base.sh"
 HOST=127.0.0.1
 PG_PORT=5432
 DB_NAME=idem
@@ -83,20 +80,10 @@ FAILED=()
 BUSY=()
 declare -A STARTUP=()
 
-log() { printf 'idem bench: %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
 psql_idem() {
   PGPASSWORD="$DB_PASSWORD" psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -d "$DB_NAME" "$@"
 }
 
-# shellcheck source=scripts/lib/apt.sh
-source "$ROOT/scripts/lib/apt.sh"
-# shellcheck source=scripts/lib/proc.sh
-source "$ROOT/scripts/lib/proc.sh"
 
 tests_running() { pgrep -f surefire >/dev/null 2>&1; }
 

@@ -29,12 +29,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-if [[ -z ${HOME:-} ]]; then
-  HOME="$(getent passwd "$(id -u)" | cut -d: -f6)"
-  export HOME
-fi
-
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+LOG_NAME="idem chaos"
+# shellcheck source=scripts/lib/base.sh
+source "$ROOT/scripts/lib/base.sh"
 HOST=127.0.0.1
 STATE="$ROOT/.idem/chaos"
 SECRET=chaos-callback-secret
@@ -62,16 +59,6 @@ KAFKA_DIR="$STATE/kafka"
 declare -A INSTANCE_PORTS=([a]=18081 [b]=18082)
 APP="$STATE/app"
 
-log() { printf 'idem chaos: %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-# shellcheck source=scripts/lib/apt.sh
-source "$ROOT/scripts/lib/apt.sh"
-# shellcheck source=scripts/lib/proc.sh
-source "$ROOT/scripts/lib/proc.sh"
 # shellcheck source=scripts/lib/redis.sh
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh

@@ -36,19 +36,11 @@ SMOKE_PORT="${IDEM_SMOKE_PORT:-18080}"
 SMOKE_SECRET=smoke-callback-secret
 SMOKE_READY_TIMEOUT=120
 
-log() { printf 'idem image: %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-# shellcheck source=scripts/lib/apt.sh
-source "$ROOT/scripts/lib/apt.sh"
+LOG_NAME="idem image"
+# shellcheck source=scripts/lib/base.sh
+source "$ROOT/scripts/lib/base.sh"
 # shellcheck source=scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
-# shellcheck source=scripts/lib/proc.sh
-source "$ROOT/scripts/lib/proc.sh"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 KAFKA_DIR="$ROOT/.idem/kafka"
 # shellcheck source=scripts/lib/kafka.sh
 source "$ROOT/scripts/lib/kafka.sh"

@@ -32,21 +32,12 @@ KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callback
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-
 # File descriptor 9 holds the lock on $STATE/lock. Every long-lived process
 # started from here gets `9>&-` so that it does not keep the lock after we exit.
 
-log() { printf 'idem services: %s\n' "$*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-# shellcheck source=scripts/lib/apt.sh
-source "$ROOT/scripts/lib/apt.sh"
-# shellcheck source=scripts/lib/proc.sh
-source "$ROOT/scripts/lib/proc.sh"
+LOG_NAME="idem services"
+# shellcheck source=scripts/lib/base.sh
+source "$ROOT/scripts/lib/base.sh"
 # shellcheck source=scripts/lib/redis.sh
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh
