@@ -459,8 +459,7 @@ main() {
   bash "$ROOT/scripts/services.sh" up 8>&-
   command -v pgbench >/dev/null 2>&1 || apt_install postgresql-contrib postgresql-client
   command -v redis-benchmark >/dev/null 2>&1 || apt_install redis-tools
-  command -v jq >/dev/null 2>&1 || apt_install jq
-  command -v curl >/dev/null 2>&1 || apt_install curl
+  need_commands jq curl
 
   if [[ $BENCH_BUILD == 1 ]]; then
     local waited=0

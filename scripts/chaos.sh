@@ -232,8 +232,7 @@ suite() {
   trap 'down 8>&-' EXIT
   trap 'exit 130' INT TERM
 
-  command -v jq >/dev/null 2>&1 || apt_install jq
-  command -v curl >/dev/null 2>&1 || apt_install curl
+  need_commands jq curl
   command -v redis-server >/dev/null 2>&1 || apt_install redis-server redis-tools
   if [[ $CHAOS_BUILD == 1 ]]; then
     log "building the service and the load generator"
