@@ -2,9 +2,9 @@ package dev.idem.coupons;
 
 import dev.idem.messaging.IdempotentConsumer;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.eclipse.microprofile.reactive.messaging.Message;
 
 /** {@code coupon-grants}: from the outbox relay or any other producer; one coupon per bizKey. */
 @ApplicationScoped
@@ -20,8 +20,9 @@ public class CouponGrantConsumer {
         this.coupons = coupons;
     }
 
+    /** A whole poll at a time: its grants share one transaction and one Redis round trip each way. */
     @Incoming(CHANNEL)
-    public Uni<Void> consume(Message<byte[]> message) {
-        return consumer.consume(CHANNEL, message, CouponGrant.class, CouponGrant::violation, coupons::grant);
+    public Uni<Void> consume(KafkaRecordBatch<String, byte[]> batch) {
+        return consumer.consumeBatch(CHANNEL, batch, CouponGrant.class, CouponGrant::violation, coupons::grantAll);
     }
 }

@@ -2,9 +2,11 @@ package dev.idem.coupons;
 
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.IdempotentBatch;
 import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.TwoPhaseWork;
+import dev.idem.pipeline.Work;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -12,6 +14,8 @@ import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
 
@@ -28,6 +32,7 @@ public class CouponService implements TwoPhaseWork {
     public static final String SCOPE = "coupon-grant";
 
     private final IdempotencyPipeline pipeline;
+    private final IdempotentBatch batch;
     private final CouponRepository coupons;
     private final Pool pool;
     private final CouponsConfig config;
@@ -35,9 +40,10 @@ public class CouponService implements TwoPhaseWork {
     private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
-    CouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool, CouponsConfig config,
+    CouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool, CouponsConfig config,
                   CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
+        this.batch = batch;
         this.coupons = coupons;
         this.pool = pool;
         this.config = config;
@@ -48,14 +54,55 @@ public class CouponService implements TwoPhaseWork {
 
     public Uni<Outcome> grant(CouponGrant grant) {
         if (!config.pipeline()) {
-            return pool.withTransaction(tx -> insert(tx, grant, newCouponId())).map(effect -> effect instanceof Effect.Applied applied
-                    ? new Outcome.Processed(applied.result())
-                    : new Outcome.Duplicate(Layer.STATE, new JsonObject()));
+            return withoutPipeline(List.of(grant)).map(outcomes -> outcomes.get(0));
         }
         if (issuedExternally(grant)) {
             return pipeline.executeTwoPhase(grant.idemRequest(SCOPE), payload(grant));
         }
-        return pipeline.execute(grant.idemRequest(SCOPE), tx -> insert(tx, grant, newCouponId()));
+        return pipeline.execute(grant.idemRequest(SCOPE), local(grant));
+    }
+
+    /**
+     * Grants a batch (one Kafka poll) and answers each grant's outcome, in order. Local grants go
+     * through the batch form of the pipeline; grants for the external issuer take the two-phase
+     * mode one by one, since their effect lies outside any transaction.
+     */
+    public Uni<List<Outcome>> grantAll(List<CouponGrant> grants) {
+        if (!config.pipeline()) {
+            return withoutPipeline(grants);
+        }
+        List<Uni<Outcome>> external = new ArrayList<>();
+        List<IdempotentBatch.Item> local = new ArrayList<>();
+        for (CouponGrant grant : grants) {
+            if (issuedExternally(grant)) {
+                external.add(grant(grant));
+            } else {
+                local.add(new IdempotentBatch.Item(grant.idemRequest(SCOPE), local(grant)));
+            }
+        }
+        Uni<List<Outcome>> locals = batch.execute(local);
+        if (external.isEmpty()) {
+            return locals;
+        }
+        return locals.chain(localOutcomes -> Uni.join().all(external).andFailFast().map(externalOutcomes -> {
+            Iterator<Outcome> fromBatch = localOutcomes.iterator();
+            Iterator<Outcome> oneByOne = externalOutcomes.iterator();
+            return grants.stream().map(grant -> issuedExternally(grant) ? oneByOne.next() : fromBatch.next()).toList();
+        }));
+    }
+
+    /** The benchmark's baseline: the same batch in one transaction, each grant guarded only by the unique source key. */
+    private Uni<List<Outcome>> withoutPipeline(List<CouponGrant> grants) {
+        return pool.withTransaction(tx -> Uni.join().all(grants.stream()
+                        .map(grant -> insert(tx, grant, newCouponId())).toList()).andFailFast())
+                .map(effects -> effects.stream().map(effect -> effect instanceof Effect.Applied applied
+                        ? (Outcome) new Outcome.Processed(applied.result())
+                        : new Outcome.Duplicate(Layer.STATE, new JsonObject())).toList());
+    }
+
+    /** The coupon inserted in the grant's own transaction. */
+    private Work local(CouponGrant grant) {
+        return tx -> insert(tx, grant, newCouponId());
     }
 
     /** The external issuer serves the paid-order campaign; other templates stay local. */

@@ -7,8 +7,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.KafkaRecord;
+import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.eclipse.microprofile.reactive.messaging.Message;
@@ -68,30 +72,99 @@ public class IdempotentConsumer {
             return deadLetter(channel, message, "POISON: " + invalid.detail());
         }
         T value = ((Parsed.Valid<T>) parsed).value();
-        return Uni.createFrom().deferred(() -> apply.apply(value))
+        Uni<Disposition> settled = Uni.createFrom().deferred(() -> apply.apply(value))
                 .map(outcome -> outcome.accept(DISPOSITIONS))
                 // in flight elsewhere: the same backoff as a transient failure, never an ack
                 .chain(disposition -> disposition instanceof Disposition.RetryLater
                         ? Uni.createFrom().<Disposition>failure(new NotYet())
-                        : Uni.createFrom().item(disposition))
-                .onFailure().invoke(failure -> {
-                    count("idem.messaging.retries", "Records retried after a transient failure", channel);
-                    Log.warnf("%s: record will be retried: %s", channel, failure);
-                })
-                .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely()
+                        : Uni.createFrom().item(disposition));
+        return retried(channel, 1, settled)
                 .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
                         ? deadLetter(channel, message, dead.reason())
                         : Uni.createFrom().completionStage(message::ack));
     }
 
+    /**
+     * A batch of records (one poll; {@code batch=true} on the channel). Poison is dead-lettered
+     * record by record; the rest is applied at once by {@code applyAll}, which answers one outcome
+     * per value, in order. A transient failure applies the pending records again with backoff;
+     * records in flight elsewhere are applied again on their own after a backoff. The batch is
+     * acked once every record is settled, which lets the offsets of its last records be committed.
+     */
+    public <T> Uni<Void> consumeBatch(String channel, KafkaRecordBatch<String, byte[]> batch, Class<T> type,
+                                      Function<T, Optional<String>> validate,
+                                      Function<List<T>, Uni<List<Outcome>>> applyAll) {
+        List<Message<byte[]>> pending = new ArrayList<>();
+        List<T> values = new ArrayList<>();
+        List<Uni<Void>> poison = new ArrayList<>();
+        for (KafkaRecord<String, byte[]> record : batch.getRecords()) {
+            Parsed<T> parsed = bodies.read(record.getPayload(), type, validate);
+            if (parsed instanceof Parsed.Valid<T> valid) {
+                pending.add(record);
+                values.add(valid.value());
+            } else {
+                poison.add(deadLetter(channel, record, "POISON: " + ((Parsed.Invalid<T>) parsed).detail()));
+            }
+        }
+        return all(poison)
+                .chain(() -> settle(channel, pending, values, applyAll, FIRST_RETRY))
+                .chain(() -> Uni.createFrom().completionStage(batch::ack));
+    }
+
+    private <T> Uni<Void> settle(String channel, List<Message<byte[]>> records, List<T> values,
+                                 Function<List<T>, Uni<List<Outcome>>> applyAll, Duration backoff) {
+        if (records.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return retried(channel, records.size(), Uni.createFrom().deferred(() -> applyAll.apply(values)))
+                .chain(outcomes -> {
+                    List<Uni<Void>> deadLetters = new ArrayList<>();
+                    List<Message<byte[]>> later = new ArrayList<>();
+                    List<T> laterValues = new ArrayList<>();
+                    for (int i = 0; i < records.size(); i++) {
+                        Disposition disposition = outcomes.get(i).accept(DISPOSITIONS);
+                        if (disposition instanceof Disposition.DeadLetter dead) {
+                            deadLetters.add(deadLetter(channel, records.get(i), dead.reason()));
+                        } else if (disposition instanceof Disposition.RetryLater) {
+                            later.add(records.get(i));
+                            laterValues.add(values.get(i));
+                        }
+                    }
+                    if (later.isEmpty()) {
+                        return all(deadLetters);
+                    }
+                    count("idem.messaging.retries", "Records retried after a transient failure", channel, later.size());
+                    Log.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
+                    Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
+                            : backoff.multipliedBy(2);
+                    return all(deadLetters)
+                            .onItem().delayIt().by(backoff)
+                            .chain(() -> settle(channel, later, laterValues, applyAll, next));
+                });
+    }
+
+    /** {@code work} until it succeeds, with backoff: a transient failure never skips nor dead-letters. */
+    private <R> Uni<R> retried(String channel, int records, Uni<R> work) {
+        return work
+                .onFailure().invoke(failure -> {
+                    count("idem.messaging.retries", "Records retried after a transient failure", channel, records);
+                    Log.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
+                })
+                .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
+    }
+
     private Uni<Void> deadLetter(String channel, Message<byte[]> message, String reason) {
-        count("idem.messaging.dead.letters", "Records sent to the dead-letter topic", channel);
+        count("idem.messaging.dead.letters", "Records sent to the dead-letter topic", channel, 1);
         Log.warnf("%s: record sent to the dead-letter topic: %s", channel, reason);
         return Uni.createFrom().completionStage(() -> message.nack(new DeadLetter(reason)));
     }
 
-    private void count(String name, String description, String channel) {
-        Counter.builder(name).description(description).tag("channel", channel).register(registry).increment();
+    private static Uni<Void> all(List<Uni<Void>> unis) {
+        return unis.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(unis).andFailFast().replaceWithVoid();
+    }
+
+    private void count(String name, String description, String channel, int amount) {
+        Counter.builder(name).description(description).tag("channel", channel).register(registry).increment(amount);
     }
 
     /** The failure a nacked record carries; its message becomes the dead-letter reason header. */

@@ -13,10 +13,15 @@ import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** All SQL on {@code dedup_record}. */
 @ApplicationScoped
@@ -45,10 +50,36 @@ public class DedupStore {
             UPDATE dedup_record SET status = 'DONE', result = $3, lease_until = NULL, updated_at = $4
             WHERE scope = $1 AND key = $2""";
 
+    /*
+     * A batch's statements take its keys as arrays. Claims are made in key order, so two batches
+     * that share keys wait for each other instead of deadlocking.
+     */
+
+    private static final String CLAIM_ALL = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
+            SELECT c.scope, c.key, c.fingerprint, 'PROCESSING', $1, $1, $1, c.expires_at
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS c(scope, key, fingerprint, expires_at)
+            ORDER BY c.scope, c.key
+            ON CONFLICT DO NOTHING
+            RETURNING scope, key""";
+
+    private static final String COMPLETE_ALL = """
+            UPDATE dedup_record d SET status = 'DONE', result = c.result::jsonb, lease_until = NULL, updated_at = $1
+            FROM unnest($2::text[], $3::text[], $4::text[]) AS c(scope, key, result)
+            WHERE d.scope = c.scope AND d.key = c.key""";
+
+    /** Claims of this transaction whose work was refused: no record is kept, as for a single delivery. */
+    private static final String UNCLAIM_ALL = """
+            DELETE FROM dedup_record d USING unnest($1::text[], $2::text[]) AS c(scope, key)
+            WHERE d.scope = c.scope AND d.key = c.key AND d.status = 'PROCESSING'""";
+
     private static final String COLUMNS =
             "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
 
     private static final String FIND = "SELECT " + COLUMNS + " FROM dedup_record WHERE scope = $1 AND key = $2";
+
+    private static final String FIND_ALL = "SELECT " + COLUMNS
+            + " FROM dedup_record JOIN unnest($1::text[], $2::text[]) AS c(scope, key) USING (scope, key)";
 
     /** Only a DONE record: an unfinished one belongs to its lease holder, a FAILED one to reconciliation. */
     private static final String FORGET = "DELETE FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'";
@@ -103,6 +134,81 @@ public class DedupStore {
         return tx.preparedQuery(COMPLETE)
                 .execute(Tuple.of(request.scope(), request.key(), result, ts(now)))
                 .replaceWithVoid();
+    }
+
+    /**
+     * Claims every key of {@code requests} at once (one-phase records) and answers the keys this
+     * transaction now owns, as {@link #batchKey}s. Keys must be unique within the call.
+     */
+    Uni<Set<String>> claimAll(SqlConnection tx, List<IdemRequest> requests, Instant now, List<Instant> expiresAt) {
+        String[] fingerprints = new String[requests.size()];
+        OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            fingerprints[i] = requests.get(i).fingerprint();
+            expiries[i] = ts(expiresAt.get(i));
+        }
+        Tuple args = Tuple.tuple().addOffsetDateTime(ts(now)).addArrayOfString(scopes(requests))
+                .addArrayOfString(keys(requests)).addArrayOfString(fingerprints).addArrayOfOffsetDateTime(expiries);
+        return tx.preparedQuery(CLAIM_ALL).execute(args).map(rows -> {
+            Set<String> claimed = new HashSet<>();
+            rows.forEach(row -> claimed.add(batchKey(row.getString("scope"), row.getString("key"))));
+            return claimed;
+        });
+    }
+
+    /** DONE with its result for every claimed key of {@code requests}. */
+    Uni<Void> completeAll(SqlConnection tx, List<IdemRequest> requests, List<JsonObject> results, Instant now) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        String[] encoded = results.stream().map(JsonObject::encode).toArray(String[]::new);
+        return tx.preparedQuery(COMPLETE_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
+                        .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)).addArrayOfString(encoded))
+                .replaceWithVoid();
+    }
+
+    /** Drops this transaction's claims of {@code requests} again. */
+    Uni<Void> unclaimAll(SqlConnection tx, List<IdemRequest> requests) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return tx.preparedQuery(UNCLAIM_ALL)
+                .execute(Tuple.tuple().addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)))
+                .replaceWithVoid();
+    }
+
+    /** The committed records of {@code requests}, by {@link #batchKey}; a key without one is absent. */
+    Uni<Map<String, DedupRecord>> findAll(SqlClient client, List<IdemRequest> requests) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        return client.preparedQuery(FIND_ALL)
+                .execute(Tuple.tuple().addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)))
+                .map(rows -> {
+                    Map<String, DedupRecord> found = new HashMap<>();
+                    rows.forEach(row -> {
+                        DedupRecord record = toRecord(row);
+                        found.put(batchKey(record.scope(), record.key()), record);
+                    });
+                    return found;
+                });
+    }
+
+    /** A key's identity within a batch. */
+    static String batchKey(IdemRequest request) {
+        return batchKey(request.scope(), request.key());
+    }
+
+    private static String batchKey(String scope, String key) {
+        return scope + '\n' + key;
+    }
+
+    private static String[] scopes(List<IdemRequest> requests) {
+        return requests.stream().map(IdemRequest::scope).toArray(String[]::new);
+    }
+
+    private static String[] keys(List<IdemRequest> requests) {
+        return requests.stream().map(IdemRequest::key).toArray(String[]::new);
     }
 
     public Uni<Optional<DedupRecord>> find(SqlClient client, String scope, String key) {

@@ -8,7 +8,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import io.vertx.mutiny.sqlclient.Transaction;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
@@ -109,27 +108,14 @@ public class IdempotencyPipeline {
     private Uni<Outcome> guarded(IdemRequest request, Supplier<Uni<Outcome>> database) {
         return redis.preCheck(request)
                 .chain(pre -> pre instanceof PreCheck.Done done
-                        ? Uni.createFrom().item(fromRedis(request, done))
+                        ? Uni.createFrom().item(Verdicts.ofRedis(request, done))
                         : database.get())
                 .invoke(outcome -> metrics.outcome(request.scope(), outcome));
     }
 
-    private static Outcome fromRedis(IdemRequest request, PreCheck.Done done) {
-        return done.fingerprint().equals(request.fingerprint())
-                ? new Outcome.Duplicate(Layer.REDIS, done.result())
-                : new Outcome.KeyReused();
-    }
-
-    /**
-     * One transaction on one connection; Redis hears DONE only after the commit. The first
-     * statement is sent right behind BEGIN, without waiting for BEGIN's answer: the client
-     * pipelines both on the connection, which saves one round trip per delivery.
-     */
+    /** One transaction on one connection; Redis hears DONE only after the commit. */
     private Uni<Decision> transact(IdemRequest request, Function<SqlConnection, Uni<Decision>> decide) {
-        return pool.withConnection(conn -> Uni.combine().all().unis(conn.begin(), decide.apply(conn)).asTuple()
-                        .call(begun -> begun.getItem2().commit() ? begun.getItem1().commit() : begun.getItem1().rollback())
-                        .map(begun -> begun.getItem2())
-                        .onFailure().call(() -> rollbackQuietly(conn.transaction())))
+        return Transactions.run(pool, decide, decision -> decision.commit())
                 .call(decision -> decision.cacheable() ? redis.markDone(request, decision.stored())
                         : Uni.createFrom().voidItem());
     }
@@ -163,37 +149,22 @@ public class IdempotencyPipeline {
      * writes it in; {@code complete} answering false (a two-phase lease lost meanwhile) rolls back.
      */
     private Uni<Decision> record(Effect effect, Function<JsonObject, Uni<Boolean>> complete) {
-        if (effect instanceof Effect.Refused refused) {
-            return Uni.createFrom().item(Decision.rollback(new Outcome.Rejected(refused.reason(), refused.detail())));
-        }
-        Outcome outcome;
-        JsonObject stored;
-        if (effect instanceof Effect.Applied applied) {
-            stored = applied.result();
-            outcome = new Outcome.Processed(stored);
-        } else if (effect instanceof Effect.AlreadyApplied already) {
-            stored = already.result();
-            outcome = new Outcome.Duplicate(Layer.STATE, stored);
-        } else {
-            Effect.Anomalous anomalous = (Effect.Anomalous) effect;
-            stored = anomalous.result();
-            outcome = new Outcome.Anomaly(anomalous.kind(), stored);
+        Outcome outcome = Verdicts.ofEffect(effect);
+        JsonObject stored = Verdicts.stored(effect);
+        if (stored == null) {
+            return Uni.createFrom().item(Decision.rollback(outcome));
         }
         return complete.apply(stored).map(completed -> completed
                 ? Decision.commit(outcome, stored)
                 : Decision.rollback(inFlight()));
     }
 
-    /** A committed row that another delivery wrote: same payload or not, finished or not. */
+    /** A committed row that another delivery wrote; a DONE one refreshes Redis. */
     private Decision judge(IdemRequest request, DedupRecord existing) {
-        if (!existing.fingerprint().equals(request.fingerprint())) {
-            return Decision.rollback(new Outcome.KeyReused());
-        }
-        return switch (existing.status()) {
-            case DONE -> Decision.refreshCache(new Outcome.Duplicate(Layer.DB, existing.result()), existing.result());
-            case PROCESSING -> Decision.rollback(inFlight());
-            case FAILED -> Decision.rollback(failedForGood());
-        };
+        Outcome outcome = Verdicts.ofExisting(request, existing, inFlight());
+        return outcome instanceof Outcome.Duplicate duplicate
+                ? Decision.refreshCache(duplicate, duplicate.result())
+                : Decision.rollback(outcome);
     }
 
     // --- two-phase: attempts under a lease ------------------------------------------------------
@@ -282,12 +253,7 @@ public class IdempotencyPipeline {
     }
 
     private static Outcome failedForGood() {
-        return new Outcome.Rejected("FAILED", "the work for this key failed for good");
-    }
-
-    /** {@code tx} is null when BEGIN itself never went out. */
-    private static Uni<Void> rollbackQuietly(Transaction tx) {
-        return tx == null ? Uni.createFrom().voidItem() : tx.rollback().onFailure().recoverWithNull();
+        return Verdicts.failedForGood();
     }
 
     /** What tells the two modes apart once a key is claimed, or found claimed. */

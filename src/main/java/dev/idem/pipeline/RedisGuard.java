@@ -6,8 +6,15 @@ import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.quarkus.redis.datasource.value.SetArgs;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The pipeline's first layer: one Redis round trip that claims a key and tells what was there.
@@ -56,15 +63,41 @@ class RedisGuard {
                 .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
     }
 
+    /**
+     * The pre-checks of a batch, pipelined: one write to Redis and one read of all the answers.
+     * Each answer means what {@link #preCheck} would have returned.
+     */
+    Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
+        List<Request> commands = new ArrayList<>(requests.size());
+        for (IdemRequest request : requests) {
+            commands.add(Request.cmd(Command.SET).arg(redisKey(request)).arg(PROCESSING).arg("NX").arg("GET")
+                    .arg("PX").arg(config.redisTtl(request.scope()).toMillis()));
+        }
+        return pipelined(requests, "precheck", commands, RedisGuard::parse, new PreCheck.Unavailable());
+    }
+
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        String value = DONE + request.fingerprint() + " " + result.encode();
-        return values.set(redisKey(request), value, new SetArgs().px(config.redisTtl(request.scope())))
+        return values.set(redisKey(request), doneValue(request, result), new SetArgs().px(config.redisTtl(request.scope())))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .onFailure().recoverWithItem(failure -> {
                     degraded(request, "mark-done", failure);
                     return null;
                 });
+    }
+
+    /** {@link #markDone} for a batch's keys and results, pipelined. */
+    Uni<Void> markDoneAll(List<IdemRequest> requests, List<JsonObject> results) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        List<Request> commands = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            IdemRequest request = requests.get(i);
+            commands.add(Request.cmd(Command.SET).arg(redisKey(request)).arg(doneValue(request, results.get(i)))
+                    .arg("PX").arg(config.redisTtl(request.scope()).toMillis()));
+        }
+        return pipelined(requests, "mark-done", commands, answer -> null, null).replaceWithVoid();
     }
 
     /** What Redis holds for a key, for people reading a key's trail; empty when nothing or unreachable. */
@@ -81,6 +114,31 @@ class RedisGuard {
                 .ifNoItem().after(config.redisBudget()).fail()
                 .replaceWithVoid()
                 .onFailure().recoverWithNull();
+    }
+
+    /**
+     * Sends {@code commands} in one batch; a failed or slow batch counts every request as
+     * degraded and answers {@code fallback} for each.
+     */
+    private <A> Uni<List<A>> pipelined(List<IdemRequest> requests, String operation, List<Request> commands,
+                                       Function<String, A> read, A fallback) {
+        return redis.getRedis().batch(commands)
+                .ifNoItem().after(config.redisBudget()).fail()
+                .map(responses -> {
+                    List<A> answers = new ArrayList<>(responses.size());
+                    for (Response response : responses) {
+                        answers.add(read.apply(response == null ? null : response.toString()));
+                    }
+                    return answers;
+                })
+                .onFailure().recoverWithItem(failure -> {
+                    requests.forEach(request -> degraded(request, operation, failure));
+                    return Collections.nCopies(requests.size(), fallback);
+                });
+    }
+
+    private static String doneValue(IdemRequest request, JsonObject result) {
+        return DONE + request.fingerprint() + " " + result.encode();
     }
 
     private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {
