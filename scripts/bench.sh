@@ -7,8 +7,9 @@
 #      generator built (bench/, a plain Vert.x web client + HdrHistogram program);
 #   3. limits: pgbench running the callback's own SQL on scratch tables, redis-benchmark SET NX;
 #   4. service A (outbox relay off): start-up time, Idempotency-Key first executions and replays,
-#      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint,
-#      each at rising concurrency until the throughput stops growing; RSS under load;
+#      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint
+#      (these two in step, at the same concurrencies), each at rising concurrency until the
+#      throughput stops growing; RSS under load;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth of that grant rate and at half the first-delivery capacity;
 #   6. service C (IDEM_COUPONS_PIPELINE=false): the same grants without the pipeline;

@@ -12,9 +12,10 @@ import java.util.function.IntFunction;
 /**
  * The HTTP part, against one service with the outbox relay off (the callback's transaction still
  * writes the outbox row; only the publishing waits for the Kafka part):
- * warm-up, Idempotency-Key first executions, first-delivery callbacks, duplicate deliveries, the
- * bare one-Redis-GET endpoint and Idempotency-Key replays, each as a ramp of concurrency that
- * stops when the throughput grows by less than {@code BENCH_STOP_GAIN}.
+ * warm-up, Idempotency-Key first executions, first-delivery callbacks, duplicate deliveries with the
+ * bare one-Redis-GET endpoint in step (the two ratios' sides at the same concurrencies), and
+ * Idempotency-Key replays, each as a ramp of concurrency that stops when the throughput grows by
+ * less than {@code BENCH_STOP_GAIN}.
  */
 final class HttpPhases {
 
@@ -97,9 +98,12 @@ final class HttpPhases {
         result.put("rssMaxKbDuringCallbacks", rssMax[0]);
         checkAlive();
 
-        Progress.say("duplicate deliveries: the callbacks of the " + pool.paid + " paid orders again");
-        JsonObject duplicates = ramp("duplicates", c -> load.closed("duplicates", c, settings.seconds(),
-                ops.duplicates(pool)));
+        Progress.say("duplicate deliveries (the callbacks of the " + pool.paid
+                + " paid orders again), each step followed by the bare endpoint (GET /bench/redis-get, one Redis GET)");
+        List<JsonObject> paired = ramps(List.of("duplicates", "bare redis-get"), List.of(
+                c -> load.closed("duplicates", c, settings.seconds(), ops.duplicates(pool)),
+                c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare())));
+        JsonObject duplicates = paired.get(0);
         Map<String, Double> m3 = metrics.snapshot();
         JsonObject dupMetrics = Metrics.delta(m2, m3);
         duplicates.put("metrics", dupMetrics);
@@ -108,11 +112,7 @@ final class HttpPhases {
         long byAll = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"");
         duplicates.put("answeredByRedis", byRedis).put("answeredByAnyLayer", byAll);
         result.put("duplicates", duplicates);
-        checkAlive();
-
-        Progress.say("bare endpoint: GET /bench/redis-get, one Redis GET");
-        result.put("bare", ramp("bare redis-get", c -> load.closed("bare redis-get", c, settings.seconds(),
-                ops.bare())));
+        result.put("bare", paired.get(1));
         checkAlive();
 
         Progress.say("Idempotency-Key replays: the same keys and bodies again");
@@ -129,26 +129,44 @@ final class HttpPhases {
 
     /** Steps of rising concurrency until the throughput grows by less than the stop gain. */
     private JsonObject ramp(String name, IntFunction<Load.Step> step) {
-        List<Load.Step> steps = new ArrayList<>();
-        Load.Step peak = null;
+        return ramps(List.of(name), List.of(step)).get(0);
+    }
+
+    /**
+     * Ramps of several kinds of request in step: each concurrency runs every kind, one after the
+     * other, so that a ratio between them compares the same concurrencies at nearly the same moment
+     * of a shared machine. The ramps go on while any kind still gains the stop gain over its best.
+     */
+    private List<JsonObject> ramps(List<String> names, List<IntFunction<Load.Step>> kinds) {
+        List<List<Load.Step>> steps = new ArrayList<>();
+        Load.Step[] peaks = new Load.Step[kinds.size()];
+        kinds.forEach(kind -> steps.add(new ArrayList<>()));
         for (int c : settings.concurrency()) {
-            Load.Step s = step.apply(c);
-            steps.add(s);
-            Load.Step previous = peak;
-            if (peak == null || s.rate() > peak.rate()) {
-                peak = s;
-            }
-            if (s.ok == 0 || !proc.alive()) {
-                break;
+            boolean growing = false;
+            boolean failed = false;
+            for (int k = 0; k < kinds.size(); k++) {
+                Load.Step s = kinds.get(k).apply(c);
+                steps.get(k).add(s);
+                Load.Step previous = peaks[k];
+                if (previous == null || s.rate() > previous.rate()) {
+                    peaks[k] = s;
+                }
+                failed |= s.ok == 0;
+                growing |= previous == null || s.rate() >= previous.rate() * (1 + settings.stopGain());
             }
             // at least three steps, so one noisy step early on cannot end the ramp
-            if (steps.size() >= 3 && previous != null && s.rate() < previous.rate() * (1 + settings.stopGain())) {
+            if (failed || !proc.alive() || (steps.get(0).size() >= 3 && !growing)) {
                 break;
             }
         }
-        JsonArray all = new JsonArray();
-        steps.forEach(s -> all.add(s.toJson()));
-        return new JsonObject().put("name", name).put("steps", all).put("peak", peak == null ? null : peak.toJson());
+        List<JsonObject> ramps = new ArrayList<>();
+        for (int k = 0; k < kinds.size(); k++) {
+            JsonArray all = new JsonArray();
+            steps.get(k).forEach(s -> all.add(s.toJson()));
+            ramps.add(new JsonObject().put("name", names.get(k)).put("steps", all)
+                    .put("peak", peaks[k] == null ? null : peaks[k].toJson()));
+        }
+        return ramps;
     }
 
     private void checkAlive() {
