@@ -3,6 +3,8 @@ package dev.idem.pipeline;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counters an operator alerts on. Prometheus names: {@code idem_pipeline_outcomes_total},
@@ -12,21 +14,26 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class PipelineMetrics {
 
     private final MeterRegistry registry;
+    /** Registering a counter builds and sorts its tags; each delivery only looks its counters up. */
+    private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> duplicates = new ConcurrentHashMap<>();
 
     PipelineMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     void outcome(String scope, Outcome outcome) {
-        Counter.builder("idem.pipeline.outcomes")
+        String name = outcome.name();
+        outcomes.computeIfAbsent(scope + ' ' + name, k -> Counter.builder("idem.pipeline.outcomes")
                 .description("Deliveries by scope and outcome")
-                .tag("scope", scope).tag("outcome", outcome.name())
-                .register(registry).increment();
+                .tag("scope", scope).tag("outcome", name)
+                .register(registry)).increment();
         if (outcome instanceof Outcome.Duplicate duplicate) {
-            Counter.builder("idem.pipeline.duplicates")
+            String layer = duplicate.layer().tag();
+            duplicates.computeIfAbsent(scope + ' ' + layer, k -> Counter.builder("idem.pipeline.duplicates")
                     .description("Duplicate deliveries by scope and the layer that caught them")
-                    .tag("scope", scope).tag("layer", duplicate.layer().tag())
-                    .register(registry).increment();
+                    .tag("scope", scope).tag("layer", layer)
+                    .register(registry)).increment();
         }
     }
 
