@@ -156,14 +156,14 @@ public class DedupStore {
         });
     }
 
-    /** DONE with its result for every claimed key of {@code requests}. */
-    Uni<Void> completeAll(SqlConnection tx, List<IdemRequest> requests, List<JsonObject> results, Instant now) {
+    /** DONE with its result (encoded JSON) for every claimed key of {@code requests}. */
+    Uni<Void> completeAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now) {
         if (requests.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        String[] encoded = results.stream().map(JsonObject::encode).toArray(String[]::new);
         return tx.preparedQuery(COMPLETE_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
-                        .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)).addArrayOfString(encoded))
+                        .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
+                        .addArrayOfString(results.toArray(String[]::new)))
                 .replaceWithVoid();
     }
 

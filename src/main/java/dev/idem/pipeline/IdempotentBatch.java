@@ -163,14 +163,14 @@ public class IdempotentBatch {
         return indices.stream().map(i -> items.get(i).request()).toList();
     }
 
-    /** The keys Redis is told DONE once the transaction committed, with their results. */
+    /** Keys with their results, encoded once for both Postgres and Redis. */
     private static final class ToCache {
         final List<IdemRequest> requests = new ArrayList<>();
-        final List<JsonObject> results = new ArrayList<>();
+        final List<String> results = new ArrayList<>();
 
         void add(IdemRequest request, JsonObject result) {
             requests.add(request);
-            results.add(result);
+            results.add(result.encode());
         }
 
         ToCache with(ToCache more) {

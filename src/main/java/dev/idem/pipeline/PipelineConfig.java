@@ -18,6 +18,14 @@ public interface PipelineConfig {
     @WithDefault("100ms")
     Duration redisBudget();
 
+    /**
+     * The same bound for one pipelined batch of Redis calls (a Kafka poll's). No client waits on
+     * a batch, and its hundreds of commands are read on a busy event loop; the bound only keeps a
+     * hung Redis from holding a partition.
+     */
+    @WithDefault("1s")
+    Duration redisBatchBudget();
+
     /** Redis TTL of a scope without its own; must outlast the source's retry window. */
     @WithDefault("26h")
     Duration redisTtl();

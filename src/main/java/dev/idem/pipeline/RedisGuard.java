@@ -78,7 +78,7 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        return values.set(redisKey(request), doneValue(request, result), new SetArgs().px(config.redisTtl(request.scope())))
+        return values.set(redisKey(request), doneValue(request, result.encode()), new SetArgs().px(config.redisTtl(request.scope())))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .onFailure().recoverWithItem(failure -> {
                     degraded(request, "mark-done", failure);
@@ -86,8 +86,8 @@ class RedisGuard {
                 });
     }
 
-    /** {@link #markDone} for a batch's keys and results, pipelined. */
-    Uni<Void> markDoneAll(List<IdemRequest> requests, List<JsonObject> results) {
+    /** {@link #markDone} for a batch's keys and results (encoded JSON), pipelined. */
+    Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results) {
         if (requests.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
@@ -123,7 +123,7 @@ class RedisGuard {
     private <A> Uni<List<A>> pipelined(List<IdemRequest> requests, String operation, List<Request> commands,
                                        Function<String, A> read, A fallback) {
         return redis.getRedis().batch(commands)
-                .ifNoItem().after(config.redisBudget()).fail()
+                .ifNoItem().after(config.redisBatchBudget()).fail()
                 .map(responses -> {
                     List<A> answers = new ArrayList<>(responses.size());
                     for (Response response : responses) {
@@ -137,8 +137,8 @@ class RedisGuard {
                 });
     }
 
-    private static String doneValue(IdemRequest request, JsonObject result) {
-        return DONE + request.fingerprint() + " " + result.encode();
+    private static String doneValue(IdemRequest request, String result) {
+        return DONE + request.fingerprint() + " " + result;
     }
 
     private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {

@@ -17,6 +17,7 @@ class RetentionGuardTest {
     record Config(Duration redisTtl, Map<String, PipelineConfig.Scope> scopes) implements PipelineConfig {
         public String redisPrefix() { return "idem"; }
         public Duration redisBudget() { return Duration.ofMillis(100); }
+        public Duration redisBatchBudget() { return Duration.ofSeconds(1); }
         public Duration inFlightRetryAfter() { return Duration.ofSeconds(1); }
     }
 
