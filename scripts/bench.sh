@@ -11,7 +11,7 @@
 #      (these two in step, at the same concurrencies), each at rising concurrency until the
 #      throughput stops growing; RSS under load;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
-#      coupon latency at a tenth of that grant rate and at half the first-delivery capacity;
+#      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_COUPONS_PIPELINE=false): the same grants without the pipeline;
 #   7. the table with ratios on stdout, JSON in target/bench/<run>.json and target/bench/latest.json.
 #
@@ -30,7 +30,7 @@
 #   BENCH_TEST_WAIT=900       seconds to wait for a running test run or build before building
 #   BENCH_SERVICE_OPTS        JVM options of the service (default: none, as ./idem run)
 #   BENCH_KEEP_DATA=0         1 keeps the benchmark's orders, coupons and dedup records
-#   BENCH_KAFKA_WARMUP=2000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
+#   BENCH_KAFKA_WARMUP=20000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
 #                             grants before each Kafka measurement, and the bounds (seconds) of the
 #                             waits for the consumer group, for N grants and for the latency coupons
 set -euo pipefail
@@ -263,6 +263,19 @@ CREATE SCHEMA $PGBENCH_SCHEMA;
 CREATE TABLE $PGBENCH_SCHEMA.dedup_record (LIKE public.dedup_record INCLUDING ALL);
 CREATE TABLE $PGBENCH_SCHEMA.orders (LIKE public.orders INCLUDING ALL);
 CREATE TABLE $PGBENCH_SCHEMA.outbox_event (LIKE public.outbox_event INCLUDING ALL);
+-- LIKE copies no storage parameters: the copies get the originals' (fillfactor), so that pgbench
+-- measures the same tables the service writes
+DO \$\$
+DECLARE t text; o text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['dedup_record', 'orders', 'outbox_event'] LOOP
+    SELECT array_to_string(reloptions, ', ') INTO o FROM pg_class WHERE oid = ('public.' || t)::regclass;
+    IF o IS NOT NULL THEN
+      EXECUTE format('ALTER TABLE $PGBENCH_SCHEMA.%I SET (%s)', t, o);
+    END IF;
+  END LOOP;
+END
+\$\$;
 INSERT INTO $PGBENCH_SCHEMA.orders (id, user_id, amount_cents, currency, status, created_at)
   SELECT 'o-' || c || '-' || n, 'u-' || c, 1999, 'CNY', 'WAIT_PAY', now()
   FROM generate_series(0, $((clients - 1))) c, generate_series(1, $per_client) n;
@@ -361,15 +374,15 @@ kafka_part() {
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
-    # first at a light pace (a tenth of the grant rate just measured), then at half the
-    # first-delivery capacity
+    # first at a light pace (a tenth of the first-delivery capacity: the callbacks, not the
+    # grants, bound the whole way), then at half of it
     rate=""
-    if [[ -f $OUT/kafka-pipeline.json ]]; then
-      rate="$(jq -r '(.measured.perSecond // 0) / 10' "$OUT/kafka-pipeline.json")"
+    if [[ -f $OUT/http.json ]]; then
+      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 10' "$OUT/http.json")"
     fi
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
-        --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the grants/s with the pipeline" \
+        --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the first-delivery peak" \
         --out "$OUT/latency-light.json" || true
     fi
     rate="${BENCH_LATENCY_RATE:-}"

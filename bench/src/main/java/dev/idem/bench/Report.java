@@ -85,7 +85,7 @@ final class Report {
         grantsRow("coupon grants via Kafka, pipeline off", "kafka-bare");
 
         latencyRow("callback → coupon latency, at half the first-delivery peak", "latency");
-        latencyRow("callback → coupon latency, light load (a tenth of the grant rate)", "latency-light");
+        latencyRow("callback → coupon latency, light load (a tenth of the first-delivery peak)", "latency-light");
 
         JsonObject pg = obj(all, "pgbench");
         row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",

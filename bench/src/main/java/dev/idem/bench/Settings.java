@@ -37,7 +37,7 @@ record Settings(
                 "coupon-grants",
                 "idem-coupon-grants",
                 (long) dbl("BENCH_GRANTS", 0),
-                (int) dbl("BENCH_KAFKA_WARMUP", 2000),
+                (int) dbl("BENCH_KAFKA_WARMUP", 20000),
                 dbl("BENCH_DRAIN_TIMEOUT", 180),
                 dbl("BENCH_GRANT_TIMEOUT", 240),
                 dbl("BENCH_COUPON_WAIT", 120),
