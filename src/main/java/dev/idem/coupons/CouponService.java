@@ -40,8 +40,8 @@ public class CouponService implements TwoPhaseWork {
     private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
-    CouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool, CouponsConfig config,
-                  CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
+    CouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool,
+                  CouponsConfig config, CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
         this.batch = batch;
         this.coupons = coupons;

@@ -123,7 +123,7 @@ public class IdempotencyPipeline {
     private Uni<Decision> decide(SqlConnection tx, IdemRequest request, Claimant claimant, int attemptsLeft) {
         Instant now = clock.instant();
         Instant leaseUntil = claimant.leaseUntil(now);
-        Instant expiresAt = now.plus(config.retention(request.scope()).orElse(dedup.retention()));
+        Instant expiresAt = now.plus(config.retention(request.scope(), dedup));
         return store.claim(tx, request, now, leaseUntil, expiresAt, config.concurrentWait(request.scope()),
                         claimant.payload())
                 .chain(claim -> switch (claim) {
@@ -249,7 +249,7 @@ public class IdempotencyPipeline {
     }
 
     private Outcome inFlight() {
-        return new Outcome.InFlight(config.inFlightRetryAfter());
+        return Verdicts.inFlight(config);
     }
 
     private static Outcome failedForGood() {

@@ -102,7 +102,7 @@ public class IdempotentBatch {
         Instant now = clock.instant();
         List<IdemRequest> requests = requests(items, indices);
         List<Instant> expiresAt = requests.stream()
-                .map(request -> now.plus(config.retention(request.scope()).orElse(dedup.retention())))
+                .map(request -> now.plus(config.retention(request.scope(), dedup)))
                 .toList();
         return store.claimAll(tx, requests, now, expiresAt).chain(claimed -> {
             List<Integer> mine = new ArrayList<>();
@@ -156,7 +156,7 @@ public class IdempotentBatch {
     }
 
     private Outcome inFlight() {
-        return new Outcome.InFlight(config.inFlightRetryAfter());
+        return Verdicts.inFlight(config);
     }
 
     private static List<IdemRequest> requests(List<Item> items, List<Integer> indices) {

@@ -60,6 +60,11 @@ public interface PipelineConfig {
         return s == null ? Optional.empty() : s.concurrentWait();
     }
 
+    /** How long a record of {@code scope} is kept: its own retention, else {@code idem.dedup.retention}. */
+    default Duration retention(String scope, DedupConfig dedup) {
+        return retention(scope).orElse(dedup.retention());
+    }
+
     default Optional<Duration> retention(String scope) {
         Scope s = scopes().get(scope);
         return s == null ? Optional.empty() : s.retention();

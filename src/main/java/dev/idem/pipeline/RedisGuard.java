@@ -78,7 +78,8 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        return values.set(redisKey(request), doneValue(request, result.encode()), new SetArgs().px(config.redisTtl(request.scope())))
+        return values.set(redisKey(request), doneValue(request, result.encode()),
+                        new SetArgs().px(config.redisTtl(request.scope())))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .onFailure().recoverWithItem(failure -> {
                     degraded(request, "mark-done", failure);

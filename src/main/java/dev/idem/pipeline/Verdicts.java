@@ -59,6 +59,11 @@ final class Verdicts {
         return null;
     }
 
+    /** Another delivery holds the key, or it must be tried again: come back after the configured pause. */
+    static Outcome inFlight(PipelineConfig config) {
+        return new Outcome.InFlight(config.inFlightRetryAfter());
+    }
+
     static Outcome failedForGood() {
         return new Outcome.Rejected("FAILED", "the work for this key failed for good");
     }
