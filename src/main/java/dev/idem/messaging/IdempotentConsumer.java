@@ -69,7 +69,7 @@ public class IdempotentConsumer {
                                  Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
         Parsed<T> parsed = bodies.read(message.getPayload(), type, validate);
         if (parsed instanceof Parsed.Invalid<T> invalid) {
-            return deadLetter(channel, message, "POISON: " + invalid.detail());
+            return poison(channel, message, invalid);
         }
         T value = ((Parsed.Valid<T>) parsed).value();
         Uni<Disposition> settled = Uni.createFrom().deferred(() -> apply.apply(value))
@@ -103,7 +103,7 @@ public class IdempotentConsumer {
                 pending.add(record);
                 values.add(valid.value());
             } else {
-                poison.add(deadLetter(channel, record, "POISON: " + ((Parsed.Invalid<T>) parsed).detail()));
+                poison.add(poison(channel, record, (Parsed.Invalid<T>) parsed));
             }
         }
         return all(poison)
@@ -151,6 +151,11 @@ public class IdempotentConsumer {
                     Log.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
                 })
                 .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
+    }
+
+    /** A record that cannot be read as its type: dead-lettered with why, in one wording for both forms. */
+    private Uni<Void> poison(String channel, Message<byte[]> message, Parsed.Invalid<?> invalid) {
+        return deadLetter(channel, message, "POISON: " + invalid.detail());
     }
 
     private Uni<Void> deadLetter(String channel, Message<byte[]> message, String reason) {
