@@ -30,6 +30,9 @@
 #   BENCH_TEST_WAIT=900       seconds to wait for a running test run or build before building
 #   BENCH_SERVICE_OPTS        JVM options of the service (default: none, as ./idem run)
 #   BENCH_KEEP_DATA=0         1 keeps the benchmark's orders, coupons and dedup records
+#   BENCH_PARTS="limits http kafka"   the parts to run: the machine's limits (pgbench,
+#                             redis-benchmark), the HTTP ramps, the Kafka grants and latencies;
+#                             a ratio whose two sides did not both run is n/a
 #   BENCH_KAFKA_WARMUP=20000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
 #                             grants before each Kafka measurement, and the bounds (seconds) of the
 #                             waits for the consumer group, for N grants and for the latency coupons
@@ -67,6 +70,7 @@ BENCH_KEEP_DATA="${BENCH_KEEP_DATA:-0}"
 BENCH_SERVICE_OPTS="${BENCH_SERVICE_OPTS:-}"
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
+BENCH_PARTS="${BENCH_PARTS:-limits http kafka}"
 
 RUN="$(date -u +%Y%m%d%H%M%S)"
 BENCH_DIR="$ROOT/target/bench"
@@ -193,6 +197,21 @@ phase() {
 # autovacuum the dead rows pile up in the service's tables, while pgbench's scratch copies start
 # empty. A plain VACUUM first (it takes no lock that stops a running service) keeps the two sides
 # comparable.
+# part <name>: whether BENCH_PARTS asks for it
+part() {
+  [[ " $BENCH_PARTS " == *" $1 "* ]]
+}
+
+# pgbench copies the service's tables: a database the service never met has none yet, so the
+# service starts once and its Flyway creates them.
+migrate_once() {
+  [[ -z "$(psql_idem -c "SELECT to_regclass('public.dedup_record')")" ]] || return 0
+  log "the database has no idem tables yet: starting the service once to migrate it"
+  start_service migrate || return 1
+  stop_service
+  unset 'STARTUP[migrate]'
+}
+
 vacuum_tables() {
   local t0=$SECONDS autovacuum
   autovacuum="$(psql_idem -c "SHOW autovacuum" 2>/dev/null || echo unknown)"
@@ -514,13 +533,16 @@ main() {
   ./mvnw -B -q -f bench/pom.xml package
 
   redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null
+  phase "schema" migrate_once || true
   vacuum_tables
   DATA_WRITTEN=1
 
-  phase "pgbench" pgbench_limit || true
-  phase "redis-benchmark" redis_limit || true
-  http_part
-  kafka_part
+  if part limits; then
+    phase "pgbench" pgbench_limit || true
+    phase "redis-benchmark" redis_limit || true
+  fi
+  if part http; then http_part; fi
+  if part kafka; then kafka_part; fi
   cleanup_data
   note_busy "the end of the run"
 
