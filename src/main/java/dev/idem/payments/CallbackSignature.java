@@ -23,9 +23,10 @@ public class CallbackSignature {
 
     private static final String ALGORITHM = "HmacSHA256";
 
-    private final SecretKeySpec key;
     private final Duration tolerance;
     private final Clock clock;
+    /** A keyed Mac per thread: looking the algorithm up and keying it cost more than the hash of a body. */
+    private final ThreadLocal<Mac> macs;
 
     @Inject
     CallbackSignature(CallbackConfig config, Clock clock) {
@@ -33,9 +34,10 @@ public class CallbackSignature {
     }
 
     CallbackSignature(String secret, Duration tolerance, Clock clock) {
-        this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
+        SecretKeySpec key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
         this.tolerance = tolerance;
         this.clock = clock;
+        this.macs = ThreadLocal.withInitial(() -> keyed(key));
     }
 
     public Verdict verify(String timestamp, String signature, byte[] body) {
@@ -62,13 +64,19 @@ public class CallbackSignature {
         return HexFormat.of().formatHex(mac(Long.toString(epochSeconds), body));
     }
 
+    /** doFinal leaves the Mac reset and keyed, ready for the next body. */
     private byte[] mac(String timestamp, byte[] body) {
+        Mac mac = macs.get();
+        mac.update(timestamp.getBytes(StandardCharsets.US_ASCII));
+        mac.update((byte) '.');
+        return mac.doFinal(body);
+    }
+
+    private static Mac keyed(SecretKeySpec key) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            mac.update(timestamp.getBytes(StandardCharsets.US_ASCII));
-            mac.update((byte) '.');
-            return mac.doFinal(body);
+            return mac;
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
         }
