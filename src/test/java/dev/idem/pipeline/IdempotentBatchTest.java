@@ -2,6 +2,7 @@ package dev.idem.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.coupons.Coupon;
 import dev.idem.coupons.CouponRepository;
@@ -45,6 +46,9 @@ class IdempotentBatchTest {
 
     @Inject
     RedisDataSource redis;
+
+    @Inject
+    PipelineConfig config;
 
     @Test
     void concurrentBatchesThatShareAndRepeatKeysWorkEachKeyOnce() {
@@ -142,6 +146,25 @@ class IdempotentBatchTest {
         redis.execute("FLUSHDB");
         assertInstanceOf(Outcome.Processed.class, batch.execute(List.of(grant(refusedKey, user)))
                 .await().atMost(Duration.ofSeconds(30)).get(0));
+    }
+
+    @Test
+    void batchMarksInRedisExpireAsSingleOnesDo() {
+        String user = "batch-" + UUID.randomUUID();
+        IdempotentBatch.Item refused = new IdempotentBatch.Item(request(user + "-refused"),
+                tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to")));
+        batch.execute(List.of(refused, grant(user + "-granted", user))).await().atMost(Duration.ofSeconds(30));
+
+        String prefix = config.redisPrefix() + ":" + SCOPE + ":" + user;
+        long ttl = config.redisTtl(SCOPE).toMillis();
+        // the refused key keeps only its pre-check's marker; the granted one is DONE with its result
+        assertEquals(RedisGuard.PROCESSING, redis.value(String.class).get(prefix + "-refused"));
+        assertInstanceOf(RedisGuard.PreCheck.Done.class,
+                RedisGuard.parse(redis.value(String.class).get(prefix + "-granted")));
+        for (String key : List.of(prefix + "-refused", prefix + "-granted")) {
+            long left = redis.key(String.class).pttl(key);
+            assertTrue(left > ttl - 60_000 && left <= ttl, key + " expires in " + left + " ms, not about " + ttl);
+        }
     }
 
     private static void assertDuplicatesFrom(Layer layer, List<Outcome> first, List<Outcome> again) {
