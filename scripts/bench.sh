@@ -23,7 +23,8 @@
 #   BENCH_STOP_GAIN=0.05      ... this fraction over the best step before it
 #   BENCH_PGBENCH_SECONDS     pgbench -T (default BENCH_SECONDS)
 #   BENCH_REDIS_REQUESTS=300000   redis-benchmark -n
-#   BENCH_GRANTS              grant messages per Kafka variant (default: about BENCH_SECONDS of work)
+#   BENCH_GRANTS              grant messages per Kafka variant (default: about BENCH_SECONDS of the
+#                             pipeline's work, and as many for the baseline)
 #   BENCH_LATENCY_RATE        callbacks/s of the latency phase (default: half the first-delivery peak)
 #   BENCH_BUILD=1             0 reuses target/quarkus-app as it is
 #   BENCH_APP                 benchmark this quarkus-app directory instead (no build)
@@ -403,7 +404,7 @@ http_part() {
 }
 
 kafka_part() {
-  local rate
+  local rate grants
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
@@ -430,9 +431,15 @@ kafka_part() {
     fi
     stop_service
   fi
+  # the baseline gets the very workload the pipeline had: as many grants, not as many as its own
+  # (faster) warm-up would size
+  grants="${BENCH_GRANTS:-}"
+  if [[ -z $grants && -f $OUT/kafka-pipeline.json ]]; then
+    grants="$(jq -r '.measured.messages // 0' "$OUT/kafka-pipeline.json")"
+  fi
   if start_service C IDEM_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
     phase "Kafka grants, pipeline off" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
-      --variant bare --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-bare.json" || true
+      --variant bare --grants "${grants:-0}" --out "$OUT/kafka-bare.json" || true
     stop_service
   fi
 }
