@@ -17,9 +17,9 @@ import java.util.Map;
 /**
  * {@link IdempotencyPipeline#execute} for many deliveries at once, such as one Kafka poll: the same
  * layers and, for each delivery, the outcome it would have had alone. The round trips are per
- * batch instead of per delivery: one Redis pipeline of pre-checks; one transaction holding one
+ * batch instead of per delivery: one Redis script of pre-checks; one transaction holding one
  * claim of every key, the works (pipelined on its connection) and one completion; one Redis
- * pipeline of DONE after the commit.
+ * script of DONE marks after the commit.
  *
  * <p>One-phase work only. A claim waits for a concurrent holder of its key, as a single delivery
  * of a scope without {@code concurrent-wait} does. If the transaction fails, no delivery of the

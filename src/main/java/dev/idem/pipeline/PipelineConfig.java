@@ -19,9 +19,9 @@ public interface PipelineConfig {
     Duration redisBudget();
 
     /**
-     * The same bound for one pipelined batch of Redis calls (a Kafka poll's). No client waits on
-     * a batch, and its hundreds of commands are read on a busy event loop; the bound only keeps a
-     * hung Redis from holding a partition.
+     * The same bound for the Redis script call of a batch (a Kafka poll's). No client waits on a
+     * batch, and a script runs hundreds of commands; the bound only keeps a hung Redis from
+     * holding a partition.
      */
     @WithDefault("1s")
     Duration redisBatchBudget();
