@@ -25,7 +25,7 @@ public class CallbackSignature {
 
     private final Duration tolerance;
     private final Clock clock;
-    /** A keyed Mac per thread: looking the algorithm up and keying it cost more than the hash of a body. */
+    /** A keyed Mac per thread, so that no request looks the algorithm up and keys a new one. */
     private final ThreadLocal<Mac> macs;
 
     @Inject
