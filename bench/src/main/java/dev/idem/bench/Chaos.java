@@ -113,7 +113,7 @@ final class Chaos {
 
         JsonObject accounts = new JsonObject();
         long settleStart = System.nanoTime();
-        try (Connection db = KafkaPhases.db(settings)) {
+        try (Connection db = Db.connect(settings)) {
             awaitCoupons(db, orders, args.number("settle", 60));
             accounts.put("couponsSettledSeconds", Load.round((System.nanoTime() - settleStart) / 1e9, 1));
             sql(db, accounts);

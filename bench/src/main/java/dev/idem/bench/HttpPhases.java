@@ -58,6 +58,7 @@ final class HttpPhases {
             load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool));
             load.closed("warm-up bare", 16, warm / 2, ops.bare());
             load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size()));
+            Db.analyze(settings);
         }
         checkAlive();
 

@@ -4,7 +4,6 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,7 +14,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -53,13 +51,14 @@ final class KafkaPhases {
         JsonObject result = new JsonObject().put("variant", variant);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka()));
              KafkaProducer<String, String> producer = producer(settings);
-             Connection db = db(settings)) {
+             Connection db = Db.connect(settings)) {
             result.put("drain", drain(settings, admin));
             String prefix = "bench-" + run + "-" + variant;
 
             Progress.say("kafka (" + variant + "): warm-up with " + settings.kafkaWarmup() + " grants");
             JsonObject warm = batch(settings, producer, db, proc, prefix + "-w", settings.kafkaWarmup());
             result.put("warmup", warm);
+            Db.analyze(settings);
 
             long n = args.number("grants", settings.grants());
             if (n <= 0) {
@@ -204,7 +203,7 @@ final class KafkaPhases {
         Proc proc = new Proc(Long.parseLong(args.get("pid")), settings.clockTicks());
         JsonObject result = new JsonObject().put("rate", Load.round(rate, 1)).put("why", args.get("why", ""));
         Map<String, Long> sentMicros = new ConcurrentHashMap<>();
-        try (Load load = new Load(port, proc); Connection db = db(settings)) {
+        try (Load load = new Load(port, proc); Connection db = Db.connect(settings)) {
             Ops ops = new Ops(settings.secret());
             Ops.Pool pool = new Ops.Pool(user);
             int orders = (int) Math.ceil(rate * settings.seconds()) + 1;
@@ -329,14 +328,6 @@ final class KafkaPhases {
                 return rs.getLong(1);
             }
         }
-    }
-
-    static Connection db(Settings settings) throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", settings.jdbcUser());
-        props.setProperty("password", settings.jdbcPassword());
-        props.setProperty("ApplicationName", "idem-bench");
-        return DriverManager.getConnection(settings.jdbcUrl(), props);
     }
 
     private static KafkaProducer<String, String> producer(Settings settings) {
