@@ -180,7 +180,8 @@ class RedisGuard {
         return redisKey(request.scope(), request.key());
     }
 
-    private String redisKey(String scope, String key) {
+    /** Where Redis keeps a scope's key. */
+    String redisKey(String scope, String key) {
         return config.redisPrefix() + ":" + scope + ":" + key;
     }
 

@@ -50,6 +50,9 @@ class IdempotentBatchTest {
     @Inject
     PipelineConfig config;
 
+    @Inject
+    RedisGuard guard;
+
     @Test
     void concurrentBatchesThatShareAndRepeatKeysWorkEachKeyOnce() {
         String user = "batch-" + UUID.randomUUID();
@@ -155,13 +158,13 @@ class IdempotentBatchTest {
                 tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to")));
         batch.execute(List.of(refused, grant(user + "-granted", user))).await().atMost(Duration.ofSeconds(30));
 
-        String prefix = config.redisPrefix() + ":" + SCOPE + ":" + user;
+        String refusedKey = guard.redisKey(SCOPE, user + "-refused");
+        String grantedKey = guard.redisKey(SCOPE, user + "-granted");
         long ttl = config.redisTtl(SCOPE).toMillis();
         // the refused key keeps only its pre-check's marker; the granted one is DONE with its result
-        assertEquals(RedisGuard.PROCESSING, redis.value(String.class).get(prefix + "-refused"));
-        assertInstanceOf(RedisGuard.PreCheck.Done.class,
-                RedisGuard.parse(redis.value(String.class).get(prefix + "-granted")));
-        for (String key : List.of(prefix + "-refused", prefix + "-granted")) {
+        assertEquals(RedisGuard.PROCESSING, redis.value(String.class).get(refusedKey));
+        assertInstanceOf(RedisGuard.PreCheck.Done.class, RedisGuard.parse(redis.value(String.class).get(grantedKey)));
+        for (String key : List.of(refusedKey, grantedKey)) {
             long left = redis.key(String.class).pttl(key);
             assertTrue(left > ttl - 60_000 && left <= ttl, key + " expires in " + left + " ms, not about " + ttl);
         }
