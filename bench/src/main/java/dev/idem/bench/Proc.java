@@ -67,8 +67,16 @@ final class Proc {
     /** Who uses the cores: the groups CPU time is split into. */
     static final String[] GROUPS = {"service", "postgres", "redis", "kafka", "loadGenerator", "other"};
 
+    /**
+     * The service's own threads that do no request work: the JIT compilers, and the garbage
+     * collector with the VM thread (safepoints; the serial collector runs there). Their share
+     * tells whether a step measured a warm service.
+     */
+    static final String[] SERVICE_PARTS = {"serviceJit", "serviceGc"};
+
     /** CPU time counters at one instant, to be subtracted from a later snapshot. */
-    record CpuSnapshot(long nanos, Map<Long, Double> seconds, long machineBusy, long machineTotal) {}
+    record CpuSnapshot(long nanos, Map<Long, Double> seconds, Map<String, Double> serviceParts, long machineBusy,
+                       long machineTotal) {}
 
     /** Cores used over an interval by each group, and how busy the whole machine was. */
     record CpuUse(Map<String, Double> cores, double machineBusyPercent) {
@@ -81,14 +89,18 @@ final class Proc {
             for (String group : GROUPS) {
                 json.put(group, Load.round(of(group), 2));
             }
+            for (String part : SERVICE_PARTS) {
+                json.put(part, Load.round(of(part), 2));
+            }
             return json.put("machineBusyPercent", Load.round(machineBusyPercent, 1));
         }
 
         String line() {
             return String.format(Locale.ROOT,
-                    "cpu: service %.2f, pg %.2f, redis %.2f, kafka %.2f, load %.2f, other %.2f (%.0f%%)",
-                    of("service"), of("postgres"), of("redis"), of("kafka"), of("loadGenerator"), of("other"),
-                    machineBusyPercent);
+                    "cpu: service %.2f (jit %.2f, gc %.2f), pg %.2f, redis %.2f, kafka %.2f, load %.2f, other %.2f"
+                            + " (%.0f%%)",
+                    of("service"), of("serviceJit"), of("serviceGc"), of("postgres"), of("redis"), of("kafka"),
+                    of("loadGenerator"), of("other"), machineBusyPercent);
         }
     }
 
@@ -129,7 +141,34 @@ final class Proc {
         } catch (IOException ignored) {
             // no /proc
         }
-        return new CpuSnapshot(System.nanoTime(), seconds, busy, total);
+        return new CpuSnapshot(System.nanoTime(), seconds, serviceParts(), busy, total);
+    }
+
+    /** CPU seconds of the service's JIT and GC threads, from /proc/<pid>/task. */
+    private Map<String, Double> serviceParts() {
+        Map<String, Double> parts = new HashMap<>();
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+            for (Path thread : threads) {
+                try {
+                    String stat = Files.readString(thread.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    String comm = stat.substring(stat.indexOf('(') + 1, close);
+                    String part = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler") ? "serviceJit"
+                            : comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")
+                            ? "serviceGc" : null;
+                    if (part != null) {
+                        String[] f = stat.substring(close + 2).trim().split("\\s+");
+                        parts.merge(part, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks,
+                                Double::sum);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException gone) {
+            // the service ended, or no /proc
+        }
+        return parts;
     }
 
     CpuUse since(CpuSnapshot before) {
@@ -140,6 +179,8 @@ final class Proc {
         Map<String, Double> cores = new HashMap<>();
         now.seconds().forEach((id, s) -> cores.merge(groups.getOrDefault(id, "other"),
                 Math.max(0, s - before.seconds().getOrDefault(id, 0.0)) / wall, Double::sum));
+        now.serviceParts().forEach((part, s) ->
+                cores.put(part, Math.max(0, s - before.serviceParts().getOrDefault(part, 0.0)) / wall));
         return new CpuUse(cores, total == 0 ? 0 : 100.0 * (now.machineBusy() - before.machineBusy()) / total);
     }
 

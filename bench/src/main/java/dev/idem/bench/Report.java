@@ -175,7 +175,10 @@ final class Report {
         if (cores == null) {
             return "";
         }
-        return "cores: service " + fmt(cores.getDouble("service"), 2) + ", postgres " + fmt(cores.getDouble("postgres"), 2)
+        String parts = cores.containsKey("serviceJit")
+                ? " (JIT " + fmt(cores.getDouble("serviceJit"), 2) + ", GC " + fmt(cores.getDouble("serviceGc"), 2) + ")"
+                : "";
+        return "cores: service " + fmt(cores.getDouble("service"), 2) + parts + ", postgres " + fmt(cores.getDouble("postgres"), 2)
                 + ", redis " + fmt(cores.getDouble("redis"), 2) + ", kafka " + fmt(cores.getDouble("kafka"), 2)
                 + ", load generator " + fmt(cores.getDouble("loadGenerator"), 2) + ", other "
                 + fmt(cores.getDouble("other"), 2);
