@@ -1,9 +1,10 @@
 package dev.idem.ops;
 
+import dev.idem.support.LoopRedis;
 import dev.idem.web.Problem;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;
@@ -13,18 +14,19 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * The benchmark's yardstick: an endpoint that does nothing but one Redis GET, so the duplicate
- * path (one Redis round trip) can be compared with the least an endpoint here can cost.
- * Answers 404 unless {@code idem.bench.endpoints=true}.
+ * path (one Redis round trip) can be compared with the least an endpoint here can cost. It
+ * reaches Redis as the pipeline does, through its event loop's own client. Answers 404 unless
+ * {@code idem.bench.endpoints=true}.
  */
 @Path("/bench/redis-get")
 public class BareRedisResource {
 
-    private final ReactiveValueCommands<String, String> values;
+    private final LoopRedis redis;
     private final boolean enabled;
 
-    BareRedisResource(ReactiveRedisDataSource redis,
+    BareRedisResource(LoopRedis redis,
                       @ConfigProperty(name = "idem.bench.endpoints", defaultValue = "false") boolean enabled) {
-        this.values = redis.value(String.class);
+        this.redis = redis;
         this.enabled = enabled;
     }
 
@@ -34,7 +36,7 @@ public class BareRedisResource {
         if (!enabled) {
             return Uni.createFrom().item(Problem.response(404, "NOT_FOUND", "benchmark endpoints are off"));
         }
-        return values.get("idem:bench:bare")
+        return redis.current().send(Request.cmd(Command.GET).arg("idem:bench:bare"))
                 .map(value -> Response.ok("{\"code\":\"SUCCESS\"}", MediaType.APPLICATION_JSON_TYPE).build());
     }
 }

@@ -1,9 +1,9 @@
 package dev.idem.pipeline;
 
+import dev.idem.support.LoopRedis;
 import io.quarkus.logging.Log;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
-import io.quarkus.redis.datasource.value.SetArgs;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.redis.client.Command;
@@ -63,22 +63,26 @@ class RedisGuard {
 
     private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
+    /** The commands on a delivery's path go through the caller's event loop's own client. */
+    private final LoopRedis loops;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
 
-    RedisGuard(ReactiveRedisDataSource redis, PipelineConfig config, PipelineMetrics metrics) {
+    RedisGuard(ReactiveRedisDataSource redis, LoopRedis loops, PipelineConfig config, PipelineMetrics metrics) {
         this.redis = redis;
         this.values = redis.value(String.class);
+        this.loops = loops;
         this.config = config;
         this.metrics = metrics;
     }
 
     /** {@code SET key PROCESSING NX GET PX ttl}: claims the key and returns what was there. */
     Uni<PreCheck> preCheck(IdemRequest request) {
-        SetArgs args = new SetArgs().nx().px(config.redisTtl(request.scope()));
-        return values.setGet(redisKey(request), PROCESSING, args)
+        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(PROCESSING).arg("NX").arg("GET")
+                .arg("PX").arg(config.redisTtl(request.scope()).toMillis());
+        return loops.current().send(set)
                 .ifNoItem().after(config.redisBudget()).fail()
-                .map(RedisGuard::parse)
+                .map(previous -> parse(previous == null ? null : previous.toString()))
                 .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
     }
 
@@ -104,9 +108,11 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        return values.set(redisKey(request), doneValue(request, result.encode()),
-                        new SetArgs().px(config.redisTtl(request.scope())))
+        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(doneValue(request, result.encode()))
+                .arg("PX").arg(config.redisTtl(request.scope()).toMillis());
+        return loops.current().send(set)
                 .ifNoItem().after(config.redisBudget()).fail()
+                .<Void>replaceWithVoid()
                 .onFailure().recoverWithItem(failure -> {
                     degraded(request, "mark-done", failure);
                     return null;
@@ -157,7 +163,7 @@ class RedisGuard {
      */
     private <A> Uni<A> scripted(List<IdemRequest> requests, String operation, Request script,
                                 Function<Response, A> read, A fallback) {
-        return redis.getRedis().send(script)
+        return loops.current().send(script)
                 .ifNoItem().after(config.redisBatchBudget()).fail()
                 .map(read)
                 .onFailure().recoverWithItem(failure -> {
