@@ -125,15 +125,10 @@ final class Proc {
                 p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
             for (Path process : processes) {
                 try {
-                    String stat = Files.readString(process.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    String comm = stat.substring(stat.indexOf('(') + 1, close);
-                    // the command name may hold spaces: fields count from the closing parenthesis
-                    String[] f = stat.substring(close + 2).trim().split("\\s+");
-                    double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
+                    Stat stat = stat(process);
                     long id = Long.parseLong(process.getFileName().toString());
-                    group(id, comm, process);
-                    seconds.put(id, cpu);
+                    group(id, stat.comm(), process);
+                    seconds.put(id, stat.cpuSeconds());
                 } catch (IOException | RuntimeException gone) {
                     // the process ended meanwhile
                 }
@@ -150,16 +145,13 @@ final class Proc {
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
             for (Path thread : threads) {
                 try {
-                    String stat = Files.readString(thread.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    String comm = stat.substring(stat.indexOf('(') + 1, close);
+                    Stat stat = stat(thread);
+                    String comm = stat.comm();
                     String part = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler") ? "serviceJit"
                             : comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")
                             ? "serviceGc" : null;
                     if (part != null) {
-                        String[] f = stat.substring(close + 2).trim().split("\\s+");
-                        parts.merge(part, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks,
-                                Double::sum);
+                        parts.merge(part, stat.cpuSeconds(), Double::sum);
                     }
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended meanwhile
@@ -169,6 +161,18 @@ final class Proc {
             // the service ended, or no /proc
         }
         return parts;
+    }
+
+    /** A process's or thread's name and CPU time (user + system), from its {@code stat} file. */
+    private record Stat(String comm, double cpuSeconds) {}
+
+    private Stat stat(Path processOrThread) throws IOException {
+        String stat = Files.readString(processOrThread.resolve("stat"));
+        int close = stat.lastIndexOf(')');
+        // the command name may hold spaces: fields count from the closing parenthesis
+        String[] f = stat.substring(close + 2).trim().split("\\s+");
+        return new Stat(stat.substring(stat.indexOf('(') + 1, close),
+                (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks);
     }
 
     CpuUse since(CpuSnapshot before) {
