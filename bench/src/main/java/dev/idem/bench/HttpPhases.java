@@ -47,17 +47,31 @@ final class HttpPhases {
         }
     }
 
+    /** The cores the service's JIT compilers took during {@code step}. */
+    private static double jit(Load.Step step) {
+        return step.cpu == null ? 0 : step.cpu.of("serviceJit");
+    }
+
     private JsonObject all(String user) {
         JsonObject result = new JsonObject();
         double warm = settings.warmupSeconds();
         if (warm > 0) {
-            Progress.say("warm-up: " + warm + " s per kind of request, not counted");
+            Progress.say("warm-up: " + warm + " s per kind of request, not counted, until the JIT is quiet");
             Ops.Pool pool = new Ops.Pool(user + "-w");
-            load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1));
-            load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null));
-            load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool));
-            load.closed("warm-up bare", 16, warm / 2, ops.bare());
-            load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size()));
+            for (int round = 1; ; round++) {
+                List<Load.Step> steps = new ArrayList<>();
+                steps.add(load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)));
+                steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
+                steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
+                steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
+                steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
+                double jit = steps.stream().mapToDouble(HttpPhases::jit).max().orElse(0);
+                result.put("warmupRounds", round);
+                if (jit < Proc.QUIET_JIT_CORES || round == Proc.MAX_WARMUP_ROUNDS) {
+                    break;
+                }
+                Progress.say(String.format("warm-up: the JIT still took %.2f cores in round %d; once more", jit, round));
+            }
             Db.analyze(settings);
         }
         checkAlive();

@@ -114,7 +114,8 @@ final class Report {
 
         line("");
         line("Ramps (throughput/s and p99 ms at each concurrency; after three steps the ramp stops at the first that gains"
-                + " less than " + str(meta, "stopGainPercent") + "% over the best before it):");
+                + " less than " + str(meta, "stopGainPercent") + "% over the best before it" + warmup(obj(all, "http"))
+                + "):");
         line("");
         line("| ramp | steps |");
         line("|---|---|");
@@ -221,8 +222,14 @@ final class Report {
         row(label, fmt(m.getDouble("perSecond"), 0) + "/s", null, null,
                 m.getLong("messages") + " messages",
                 m.getLong("coupons") + " coupons; " + fmt(m.getDouble("perSecondWall"), 0) + "/s produce → last coupon"
-                        + (drain == null ? "" : "; consumer group members " + drain.getValue("members")) + "; "
-                        + cores(obj(m, "cores")));
+                        + (drain == null ? "" : "; consumer group members " + drain.getValue("members"))
+                        + warmup(k) + "; " + cores(obj(m, "cores")));
+    }
+
+    /** "; warm-up rounds N" where the part recorded how many rounds its JIT took to go quiet. */
+    private static String warmup(JsonObject part) {
+        Object rounds = part == null ? null : part.getValue("warmupRounds");
+        return rounds == null ? "" : "; warm-up rounds " + rounds;
     }
 
     private void ratioRow(String label, JsonObject r) {
