@@ -80,8 +80,11 @@ final class Proc {
      */
     static final double QUIET_JIT_CORES = 0.05;
 
-    /** Warm-up rounds at most, whatever the JIT still does after them. */
-    static final int MAX_WARMUP_ROUNDS = 4;
+    /**
+     * Warm-up rounds at most, whatever the JIT still does after them. The Kafka path needed about
+     * half a minute of grants before its compilers went quiet; the HTTP paths one or two rounds.
+     */
+    static final int MAX_WARMUP_ROUNDS = 12;
 
     /** CPU time counters at one instant, to be subtracted from a later snapshot. */
     record CpuSnapshot(long nanos, Map<Long, Double> seconds, Map<String, Double> serviceParts, long machineBusy,
