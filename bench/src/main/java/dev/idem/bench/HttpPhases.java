@@ -52,26 +52,21 @@ final class HttpPhases {
         return step.cpu == null ? 0 : step.cpu.of("serviceJit");
     }
 
-    private JsonObject all(String user) {
+    private JsonObject all(String user) throws Exception {
         JsonObject result = new JsonObject();
         double warm = settings.warmupSeconds();
         if (warm > 0) {
             Progress.say("warm-up: " + warm + " s per kind of request, not counted, until the JIT is quiet");
             Ops.Pool pool = new Ops.Pool(user + "-w");
-            for (int round = 1; ; round++) {
+            result.put("warmupRounds", Warmup.untilJitQuiet("warm-up", round -> {
                 List<Load.Step> steps = new ArrayList<>();
                 steps.add(load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)));
                 steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
                 steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
                 steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
                 steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
-                double jit = steps.stream().mapToDouble(HttpPhases::jit).max().orElse(0);
-                result.put("warmupRounds", round);
-                if (jit < Proc.QUIET_JIT_CORES || round == Proc.MAX_WARMUP_ROUNDS) {
-                    break;
-                }
-                Progress.say(String.format("warm-up: the JIT still took %.2f cores in round %d; once more", jit, round));
-            }
+                return steps.stream().mapToDouble(HttpPhases::jit).max().orElse(0);
+            }));
             Db.analyze(settings);
         }
         checkAlive();

@@ -57,17 +57,12 @@ final class KafkaPhases {
 
             Progress.say("kafka (" + variant + "): warm-up with " + settings.kafkaWarmup()
                     + " grants, until the JIT is quiet");
-            JsonObject warm;
-            for (int round = 1; ; round++) {
-                warm = batch(settings, producer, db, proc, prefix + "-w" + round, settings.kafkaWarmup());
-                double jit = warm.getJsonObject("cores").getDouble("serviceJit", 0.0);
-                result.put("warmup", warm).put("warmupRounds", round);
-                if (jit < Proc.QUIET_JIT_CORES || round == Proc.MAX_WARMUP_ROUNDS) {
-                    break;
-                }
-                Progress.say(String.format("kafka (%s): the JIT still took %.2f cores in warm-up round %d; once more",
-                        variant, jit, round));
-            }
+            result.put("warmupRounds", Warmup.untilJitQuiet("kafka (" + variant + ")", round -> {
+                JsonObject warmed = batch(settings, producer, db, proc, prefix + "-w" + round, settings.kafkaWarmup());
+                result.put("warmup", warmed);
+                return warmed.getJsonObject("cores").getDouble("serviceJit", 0.0);
+            }));
+            JsonObject warm = result.getJsonObject("warmup");
             Db.analyze(settings);
 
             long n = args.number("grants", settings.grants());

@@ -74,18 +74,6 @@ final class Proc {
      */
     static final String[] SERVICE_PARTS = {"serviceJit", "serviceGc"};
 
-    /**
-     * A warm-up ends when the service's JIT compilers took less than this (cores) over its last
-     * round: the measured steps then time compiled code, not the compiler.
-     */
-    static final double QUIET_JIT_CORES = 0.05;
-
-    /**
-     * Warm-up rounds at most, whatever the JIT still does after them. The Kafka path needed about
-     * half a minute of grants before its compilers went quiet; the HTTP paths one or two rounds.
-     */
-    static final int MAX_WARMUP_ROUNDS = 12;
-
     /** CPU time counters at one instant, to be subtracted from a later snapshot. */
     record CpuSnapshot(long nanos, Map<Long, Double> seconds, Map<String, Double> serviceParts, long machineBusy,
                        long machineTotal) {}
