@@ -195,10 +195,6 @@ phase() {
   fi
 }
 
-# Every run deletes its rows at the end, and tests leave theirs: where the server runs without
-# autovacuum the dead rows pile up in the service's tables, while pgbench's scratch copies start
-# empty. A plain VACUUM first (it takes no lock that stops a running service) keeps the two sides
-# comparable.
 # part <name>: whether BENCH_PARTS asks for it
 part() {
   [[ " $BENCH_PARTS " == *" $1 "* ]]
@@ -214,6 +210,10 @@ migrate_once() {
   unset 'STARTUP[migrate]'
 }
 
+# Every run deletes its rows at the end, and tests leave theirs: where the server runs without
+# autovacuum the dead rows pile up in the service's tables, while pgbench's scratch copies start
+# empty. A plain VACUUM first (it takes no lock that stops a running service) keeps the two sides
+# comparable.
 vacuum_tables() {
   local t0=$SECONDS autovacuum
   autovacuum="$(psql_idem -c "SHOW autovacuum" 2>/dev/null || echo unknown)"
