@@ -78,11 +78,9 @@ class RedisGuard {
 
     /** {@code SET key PROCESSING NX GET PX ttl}: claims the key and returns what was there. */
     Uni<PreCheck> preCheck(IdemRequest request) {
-        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(PROCESSING).arg("NX").arg("GET")
-                .arg("PX").arg(config.redisTtl(request.scope()).toMillis());
-        return loops.current().send(set)
+        return loops.current().send(set(request, PROCESSING, "NX", "GET"))
                 .ifNoItem().after(config.redisBudget()).fail()
-                .map(previous -> parse(previous == null ? null : previous.toString()))
+                .map(RedisGuard::parse)
                 .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
     }
 
@@ -94,13 +92,12 @@ class RedisGuard {
     Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
         Request script = script(PRE_CHECK_ALL, requests);
         for (IdemRequest request : requests) {
-            script.arg(config.redisTtl(request.scope()).toMillis());
+            script.arg(ttlMillis(request));
         }
         return scripted(requests, "precheck", script, replies -> {
             List<PreCheck> checks = new ArrayList<>(requests.size());
             for (int i = 0; i < requests.size(); i++) {
-                Response previous = replies.get(i);
-                checks.add(parse(previous == null ? null : previous.toString()));
+                checks.add(parse(replies.get(i)));
             }
             return checks;
         }, Collections.nCopies(requests.size(), new PreCheck.Unavailable()));
@@ -108,9 +105,7 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(doneValue(request, result.encode()))
-                .arg("PX").arg(config.redisTtl(request.scope()).toMillis());
-        return loops.current().send(set)
+        return loops.current().send(set(request, doneValue(request, result.encode())))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .<Void>replaceWithVoid()
                 .onFailure().recoverWithItem(failure -> {
@@ -127,7 +122,7 @@ class RedisGuard {
         Request script = script(MARK_DONE_ALL, requests);
         for (int i = 0; i < requests.size(); i++) {
             IdemRequest request = requests.get(i);
-            script.arg(doneValue(request, results.get(i))).arg(config.redisTtl(request.scope()).toMillis());
+            script.arg(doneValue(request, results.get(i))).arg(ttlMillis(request));
         }
         return scripted(requests, "mark-done", script, reply -> null, null).replaceWithVoid();
     }
@@ -172,6 +167,19 @@ class RedisGuard {
                 });
     }
 
+    /** {@code SET key value [options] PX ttl}: every write of a key carries its scope's TTL. */
+    private Request set(IdemRequest request, String value, String... options) {
+        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(value);
+        for (String option : options) {
+            set.arg(option);
+        }
+        return set.arg("PX").arg(ttlMillis(request));
+    }
+
+    private long ttlMillis(IdemRequest request) {
+        return config.redisTtl(request.scope()).toMillis();
+    }
+
     private static String doneValue(IdemRequest request, String result) {
         return DONE + request.fingerprint() + " " + result;
     }
@@ -189,6 +197,11 @@ class RedisGuard {
     /** Where Redis keeps a scope's key. */
     String redisKey(String scope, String key) {
         return config.redisPrefix() + ":" + scope + ":" + key;
+    }
+
+    /** A reply of {@code SET … GET}: nil when the key was free. */
+    private static PreCheck parse(Response previous) {
+        return parse(previous == null ? null : previous.toString());
     }
 
     static PreCheck parse(String previous) {
