@@ -3,10 +3,13 @@ package dev.idem.web;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -28,6 +31,8 @@ public class JsonBodies {
     }
 
     private final ObjectMapper mapper;
+    /** A reader per type: {@code mapper.readValue} resolves the type and its deserializer on every call. */
+    private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
 
     JsonBodies(ObjectMapper mapper) {
         this.mapper = mapper;
@@ -43,7 +48,7 @@ public class JsonBodies {
         }
         T value;
         try {
-            value = mapper.readValue(body, type);
+            value = readers.computeIfAbsent(type, mapper::readerFor).readValue(body);
         } catch (UnrecognizedPropertyException unknown) {
             return new Parsed.Invalid<>("unknown member '" + unknown.getPropertyName() + "'");
         } catch (JsonMappingException mistyped) {
