@@ -1,6 +1,7 @@
 package dev.idem.pipeline;
 
 import dev.idem.pipeline.RedisGuard.PreCheck;
+import dev.idem.support.JsonText;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -170,7 +171,7 @@ public class IdempotentBatch {
 
         void add(IdemRequest request, JsonObject result) {
             requests.add(request);
-            results.add(result.encode());
+            results.add(JsonText.encode(result));
         }
 
         ToCache with(ToCache more) {

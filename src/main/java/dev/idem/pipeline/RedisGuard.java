@@ -1,5 +1,6 @@
 package dev.idem.pipeline;
 
+import dev.idem.support.JsonText;
 import dev.idem.support.LoopRedis;
 import io.quarkus.logging.Log;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -105,7 +106,7 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        return loops.current().send(set(request, doneValue(request, result.encode())))
+        return loops.current().send(set(request, doneValue(request, JsonText.encode(result))))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .<Void>replaceWithVoid()
                 .onFailure().recoverWithItem(failure -> {
@@ -213,7 +214,7 @@ class RedisGuard {
             if (split > 0) {
                 try {
                     return new PreCheck.Done(previous.substring(DONE.length(), split),
-                            new JsonObject(previous.substring(split + 1)));
+                            JsonText.decode(previous.substring(split + 1)));
                 } catch (RuntimeException unreadable) {
                     // a value this version cannot read is no answer: the database decides
                 }

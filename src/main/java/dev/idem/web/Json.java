@@ -1,5 +1,6 @@
 package dev.idem.web;
 
+import dev.idem.support.JsonText;
 import io.vertx.core.json.JsonObject;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -10,7 +11,7 @@ public final class Json {
     private Json() {}
 
     public static Response.ResponseBuilder status(int status, JsonObject body) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body.encode());
+        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(JsonText.encode(body));
     }
 
     public static Response ok(JsonObject body) {
