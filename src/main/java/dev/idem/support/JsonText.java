@@ -3,7 +3,6 @@ package dev.idem.support;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.json.jackson.JacksonCodec;
-import java.util.Map;
 
 /**
  * Stored results to and from JSON text with Jackson's streaming parser and generator. In Quarkus,
@@ -22,11 +21,6 @@ public final class JsonText {
         Object decoded = STREAMING.fromString(text);
         if (decoded instanceof JsonObject object) {
             return object;
-        }
-        if (decoded instanceof Map<?, ?> map) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> members = (Map<String, Object>) map;
-            return new JsonObject(members);
         }
         throw new DecodeException("not a JSON object: " + (decoded == null ? "null" : decoded.getClass().getSimpleName()));
     }
