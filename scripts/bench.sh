@@ -6,7 +6,8 @@
 #   2. the service jar built once (./mvnw -DskipTests package) and copied aside, the load
 #      generator built (bench/, a plain Vert.x web client + HdrHistogram program);
 #   3. limits: pgbench running the callback's own SQL on scratch tables (the median of three
-#      runs), redis-benchmark SET NX;
+#      runs), pgbench running a poll of grants with and without the dedup SQL (the database's
+#      part of the Kafka ratio), redis-benchmark SET NX;
 #   4. service A (outbox relay off): start-up time, Idempotency-Key first executions and replays,
 #      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint
 #      (these two in step, at the same concurrencies), each at rising concurrency until the
@@ -225,6 +226,32 @@ vacuum_tables() {
 }
 
 PGBENCH_SCHEMA=""
+# scratch_tables <table>...: empty copies of the service's tables in the schema $PGBENCH_SCHEMA
+# (same columns, constraints and indexes), which drop_scratch drops
+scratch_tables() {
+  local tables
+  tables="$(printf "'%s'," "$@")"
+  psql_idem >/dev/null <<SQL
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS $PGBENCH_SCHEMA CASCADE;
+CREATE SCHEMA $PGBENCH_SCHEMA;
+-- LIKE copies no storage parameters: the copies get the originals' (fillfactor), so that pgbench
+-- measures the same tables the service writes
+DO \$\$
+DECLARE t text; o text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY[${tables%,}] LOOP
+    EXECUTE format('CREATE TABLE $PGBENCH_SCHEMA.%I (LIKE public.%I INCLUDING ALL)', t, t);
+    SELECT array_to_string(reloptions, ', ') INTO o FROM pg_class WHERE oid = ('public.' || t)::regclass;
+    IF o IS NOT NULL THEN
+      EXECUTE format('ALTER TABLE $PGBENCH_SCHEMA.%I SET (%s)', t, o);
+    END IF;
+  END LOOP;
+END
+\$\$;
+SQL
+}
+
 drop_scratch() {
   if [[ -n $PGBENCH_SCHEMA ]]; then
     psql_idem -c "DROP SCHEMA IF EXISTS $PGBENCH_SCHEMA CASCADE" >/dev/null 2>&1 || true
@@ -271,11 +298,11 @@ SQL
 PGBENCH_TPS=""
 PGBENCH_LAT=""
 PGBENCH_TX=""
-# pgbench_once <first n - 1> <output file>
+# pgbench_once <script> <clients> <first n - 1> <output file>
 pgbench_once() {
-  local start=$1 out=$2
-  PGPASSWORD="$DB_PASSWORD" pgbench -n -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -c 8 -j 2 \
-    -M prepared -T "$BENCH_PGBENCH_SECONDS" -P 5 -D n="$start" -f "$OUT/pgbench-callback.sql" "$DB_NAME" >"$out"
+  local script=$1 clients=$2 start=$3 out=$4
+  PGPASSWORD="$DB_PASSWORD" pgbench -n -h "$HOST" -p "$PG_PORT" -U "$DB_USER" -c "$clients" -j 2 \
+    -M prepared -T "$BENCH_PGBENCH_SECONDS" -P 5 -D n="$start" -f "$script" "$DB_NAME" >"$out"
   PGBENCH_TPS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out" | head -n 1)"
   PGBENCH_LAT="$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$out" | head -n 1)"
   PGBENCH_TX="$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$out" | head -n 1)"
@@ -293,26 +320,8 @@ pgbench_limit() {
   per_client=$((4 * per_run))
   PGBENCH_SCHEMA=idem_bench_pgbench
   log "pgbench: scratch schema $PGBENCH_SCHEMA with $((clients * per_client)) WAIT_PAY orders"
+  scratch_tables dedup_record orders outbox_event || return 1
   psql_idem >/dev/null <<SQL || return 1
-SET client_min_messages = warning;
-DROP SCHEMA IF EXISTS $PGBENCH_SCHEMA CASCADE;
-CREATE SCHEMA $PGBENCH_SCHEMA;
-CREATE TABLE $PGBENCH_SCHEMA.dedup_record (LIKE public.dedup_record INCLUDING ALL);
-CREATE TABLE $PGBENCH_SCHEMA.orders (LIKE public.orders INCLUDING ALL);
-CREATE TABLE $PGBENCH_SCHEMA.outbox_event (LIKE public.outbox_event INCLUDING ALL);
--- LIKE copies no storage parameters: the copies get the originals' (fillfactor), so that pgbench
--- measures the same tables the service writes
-DO \$\$
-DECLARE t text; o text;
-BEGIN
-  FOREACH t IN ARRAY ARRAY['dedup_record', 'orders', 'outbox_event'] LOOP
-    SELECT array_to_string(reloptions, ', ') INTO o FROM pg_class WHERE oid = ('public.' || t)::regclass;
-    IF o IS NOT NULL THEN
-      EXECUTE format('ALTER TABLE $PGBENCH_SCHEMA.%I SET (%s)', t, o);
-    END IF;
-  END LOOP;
-END
-\$\$;
 INSERT INTO $PGBENCH_SCHEMA.orders (id, user_id, amount_cents, currency, status, created_at)
   SELECT 'o-' || c || '-' || n, 'u-' || c, 1999, 'CNY', 'WAIT_PAY', now()
   FROM generate_series(0, $((clients - 1))) c, generate_series(1, $per_client) n;
@@ -354,7 +363,7 @@ SQL
   # One 10 s run of pgbench moved by ±12 % between runs of the same day: the limit is the
   # median of three, and the run it came from gives its latency.
   for i in 1 2 3; do
-    pgbench_once $(((i - 1) * per_run)) "$OUT/pgbench-$i.out" || return 1
+    pgbench_once "$OUT/pgbench-callback.sql" $clients $(((i - 1) * per_run)) "$OUT/pgbench-$i.out" || return 1
     runs+=("$PGBENCH_TPS $PGBENCH_LAT $PGBENCH_TX")
   done
   median="$(printf '%s\n' "${runs[@]}" | sort -g -k1,1 | sed -n 2p)"
@@ -374,13 +383,101 @@ CREATE TRIGGER outbox_event_inserted AFTER INSERT ON $PGBENCH_SCHEMA.outbox_even
     FOR EACH STATEMENT EXECUTE FUNCTION $PGBENCH_SCHEMA.outbox_event_notify();
 SQL
   PGBENCH_TPS=""
-  pgbench_once $((3 * per_run)) "$OUT/pgbench-notify.out" || true
+  pgbench_once "$OUT/pgbench-callback.sql" $clients $((3 * per_run)) "$OUT/pgbench-notify.out" || true
   log "pgbench with NOTIFY: ${PGBENCH_TPS:-?} TPS"
   drop_scratch
   printf '{"tps": %s, "tpsRuns": [%s], "latencyAvgMs": %s, "clients": %s, "threads": 2, "seconds": %s, "transactions": %s, "paidOrders": %s, "synchronousCommit": "%s", "tpsWithNotify": %s, "latencyAvgMsWithNotify": %s}\n' \
     "$tps" "$(printf '%s\n' "${runs[@]}" | cut -d' ' -f1 | paste -sd,)" "${lat:-null}" "$clients" "$seconds" \
     "${transactions:-null}" "$paid" \
     "$(psql_idem -c 'SHOW synchronous_commit')" "${PGBENCH_TPS:-null}" "${PGBENCH_LAT:-null}" >"$OUT/pgbench.json"
+}
+
+# grants_script <with|without> <poll>: one poll of grants as the consumer sends it, on keys of the
+# variant's own, so that neither variant meets the other's coupons
+grants_script() {
+  local variant=$1 poll=$2 prefix keys inserts="" j
+  local fingerprint=9f2c1be04b3a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f
+  # pgbench takes ":name" as a variable even inside a string literal
+  prefix="'bench-$RUN-$variant-' || :client_id || '-' || :n || '-"
+  for ((j = 1; j <= poll; j++)); do
+    inserts+="INSERT INTO $PGBENCH_SCHEMA.coupons (id, user_id, template_id, source_key, order_id, granted_at)
+  VALUES (gen_random_uuid()::text, 'bench-$RUN-$variant-' || :client_id, 'BENCH', $prefix$j', NULL, now())
+  ON CONFLICT (source_key) DO NOTHING
+  RETURNING id;
+"
+  done
+  printf '\\set n :n + 1\nBEGIN;\n\\startpipeline\n'
+  if [[ $variant == without ]]; then
+    printf '%s\\endpipeline\nCOMMIT;\n' "$inserts"
+    return
+  fi
+  # pgbench binds at most 255 variables per statement: the batch statements build their key
+  # array themselves, where the service sends it as one parameter
+  keys="ARRAY(SELECT $prefix' || j FROM generate_series(1, $poll) j)"
+  cat <<SQL
+INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
+  SELECT c.scope, c.key, c.fingerprint, 'PROCESSING', now(), now(), now(), c.expires_at
+  FROM unnest(array_fill('coupon-grant'::text, ARRAY[$poll]), $keys,
+              array_fill('$fingerprint'::text, ARRAY[$poll]), array_fill(now() + interval '30 days', ARRAY[$poll]))
+       AS c(scope, key, fingerprint, expires_at)
+  ORDER BY c.scope, c.key
+  ON CONFLICT DO NOTHING
+  RETURNING scope, key;
+$inserts
+UPDATE $PGBENCH_SCHEMA.dedup_record d SET status = 'DONE', result = c.result::jsonb, lease_until = NULL, updated_at = now()
+  FROM unnest(array_fill('coupon-grant'::text, ARRAY[$poll]), $keys,
+              array_fill('{"couponId": "4e1f0c7a-7d55-4d2e-9a0b-2b8f1c7d9e11"}'::text, ARRAY[$poll]))
+       AS c(scope, key, result)
+  WHERE d.scope = c.scope AND d.key = c.key;
+\\endpipeline
+COMMIT;
+SQL
+}
+
+# pgbench running what the coupon consumer runs for one poll of grants, with the pipeline and
+# without: the database's own part of the Kafka ratio, on scratch copies of dedup_record and
+# coupons. Without: the poll's inserts (CouponRepository.GRANT) pipelined in one transaction, as
+# the consumer does with the pipeline off. With: the same between the batch claim and completion
+# (DedupStore.CLAIM_ALL, COMPLETE_ALL). A poll is max.poll.records (500), the clients are the
+# channel's concurrency (4); after a first round that fills the tables, three runs of each,
+# alternating, and the median of each.
+pgbench_grants_limit() {
+  local clients=4 poll=500 per_run=$((BENCH_PGBENCH_SECONDS * 1000)) i variant
+  local -A rates=() transactions=()
+  PGBENCH_SCHEMA=idem_bench_grants
+  log "pgbench: scratch schema $PGBENCH_SCHEMA, a poll of $poll grants per transaction, with and without the dedup SQL"
+  scratch_tables dedup_record coupons || return 1
+  for variant in without with; do
+    grants_script $variant $poll >"$OUT/pgbench-grants-$variant.sql"
+  done
+  # Run 0 fills the tables and is not counted: then ANALYZE, so that the batch statements are
+  # planned for tables of some size, as the service's are (an UPDATE … FROM unnest planned on an
+  # empty table scans it whole)
+  for i in 0 1 2 3; do
+    for variant in without with; do
+      pgbench_once "$OUT/pgbench-grants-$variant.sql" $clients $((i * per_run)) \
+        "$OUT/pgbench-grants-$variant-$i.out" || return 1
+      transactions[$variant]=$((${transactions[$variant]:-0} + PGBENCH_TX))
+      ((i > 0)) && rates[$variant]+=" $(awk -v tps="$PGBENCH_TPS" -v poll=$poll 'BEGIN { printf "%.0f", tps * poll }')"
+    done
+    ((i > 0)) || psql_idem -c "ANALYZE $PGBENCH_SCHEMA.dedup_record, $PGBENCH_SCHEMA.coupons" || return 1
+  done
+  # every grant of every run was a new one: as many coupons as grants, and a DONE record for each with the SQL
+  local coupons done_records
+  coupons="$(psql_idem -c "SELECT count(*) FROM $PGBENCH_SCHEMA.coupons")"
+  done_records="$(psql_idem -c "SELECT count(*) FROM $PGBENCH_SCHEMA.dedup_record WHERE status = 'DONE'")"
+  if ((coupons != (transactions[without] + transactions[with]) * poll || done_records != transactions[with] * poll)); then
+    log "pgbench grants: $coupons coupons and $done_records DONE records, expected $(((transactions[without] + transactions[with]) * poll)) and $((transactions[with] * poll))"
+    return 1
+  fi
+  drop_scratch
+  local without with
+  without="$(tr ' ' '\n' <<<"${rates[without]}" | sed '/^$/d' | sort -g | sed -n 2p)"
+  with="$(tr ' ' '\n' <<<"${rates[with]}" | sed '/^$/d' | sort -g | sed -n 2p)"
+  log "pgbench grants: $with/s with the dedup SQL, $without/s without (medians of${rates[with]} and${rates[without]})"
+  printf '{"poll": %s, "clients": %s, "threads": 2, "seconds": %s, "withPerSecond": %s, "withoutPerSecond": %s, "withRuns": [%s], "withoutRuns": [%s], "coupons": %s}\n' \
+    $poll $clients "$BENCH_PGBENCH_SECONDS" "$with" "$without" "$(tr ' ' ',' <<<"${rates[with]# }")" \
+    "$(tr ' ' ',' <<<"${rates[without]# }")" "$coupons" >"$OUT/pgbench-grants.json"
 }
 
 redis_limit() {
@@ -556,6 +653,7 @@ main() {
 
   if part limits; then
     phase "pgbench" pgbench_limit || true
+    phase "pgbench grants" pgbench_grants_limit || true
     phase "redis-benchmark" redis_limit || true
   fi
   if part http; then http_part; fi

@@ -20,7 +20,7 @@ final class Report {
     static void run(Args args) throws IOException {
         Path dir = Path.of(args.get("dir"));
         JsonObject all = new JsonObject();
-        for (String part : new String[] {"meta", "startup", "pgbench", "redis", "http", "kafka-pipeline", "kafka-bare",
+        for (String part : new String[] {"meta", "startup", "pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare",
                 "latency-light", "latency"}) {
             Path file = dir.resolve(part + ".json");
             if (Files.exists(file)) {
@@ -42,7 +42,9 @@ final class Report {
         return new JsonObject()
                 .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
                 .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
-                .put("grantsWithOverWithout", ratio(grants("kafka-pipeline"), grants("kafka-bare"), 0.85));
+                .put("grantsWithOverWithout", ratio(grants("kafka-pipeline"), grants("kafka-bare"), 0.85))
+                .put("grantsDatabaseWithOverWithout", ratio(pgbenchGrants("withPerSecond"),
+                        pgbenchGrants("withoutPerSecond"), 0.85));
     }
 
     private static JsonObject ratio(Double measured, Double limit, double target) {
@@ -94,6 +96,15 @@ final class Report {
                 pg == null ? "" : runs(pg) + "latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same with an"
                         + " outbox NOTIFY trigger (the design before V6) " + fmt(pg.getDouble("tpsWithNotify"), 0)
                         + " TPS (for comparison)");
+        JsonObject grants = obj(all, "pgbench-grants");
+        row("pgbench: a poll of grants in one transaction, with the dedup SQL / without",
+                grants == null ? null : fmt(grants.getDouble("withPerSecond"), 0) + "/s / "
+                        + fmt(grants.getDouble("withoutPerSecond"), 0) + "/s",
+                null, null, grants == null ? null : grants.getValue("poll") + " grants per transaction, -c "
+                        + grants.getValue("clients") + " -j " + grants.getValue("threads") + " -M prepared -T "
+                        + grants.getValue("seconds"),
+                grants == null ? "" : "medians of " + list(grants.getJsonArray("withRuns")) + " and "
+                        + list(grants.getJsonArray("withoutRuns")) + " grants/s");
         JsonObject redis = obj(all, "redis");
         row("redis-benchmark SET key:__rand_int__ v NX EX 60", redis == null ? null : fmt(redis.getDouble("rps"), 0) + "/s",
                 redis == null ? null : fmt(redis.getDouble("p50Ms"), 2) + " ms",
@@ -111,6 +122,8 @@ final class Report {
         ratioRow("first-delivery callbacks/s ÷ pgbench TPS", ratios.getJsonObject("firstDeliveryOverPgbench"));
         ratioRow("duplicate deliveries/s ÷ bare endpoint req/s", ratios.getJsonObject("duplicatesOverBare"));
         ratioRow("grants/s with the pipeline ÷ without", ratios.getJsonObject("grantsWithOverWithout"));
+        ratioRow("the same for the database alone: pgbench grants/s with the dedup SQL ÷ without",
+                ratios.getJsonObject("grantsDatabaseWithOverWithout"));
 
         line("");
         line("Ramps (throughput/s and p99 ms at each concurrency; after three steps the ramp stops at the first that gains"
@@ -262,6 +275,11 @@ final class Report {
         return pg == null ? null : pg.getDouble("tps");
     }
 
+    private Double pgbenchGrants(String name) {
+        JsonObject grants = obj(all, "pgbench-grants");
+        return grants == null ? null : grants.getDouble(name);
+    }
+
     private Double grants(String part) {
         JsonObject m = obj(obj(all, part), "measured");
         return m == null ? null : m.getDouble("perSecond");
@@ -295,11 +313,16 @@ final class Report {
         if (runs == null || runs.size() < 2) {
             return "";
         }
+        return "median of " + list(runs) + " TPS; ";
+    }
+
+    /** "a, b, c", the numbers of a JSON array. */
+    private static String list(JsonArray numbers) {
         StringBuilder all = new StringBuilder();
-        for (int i = 0; i < runs.size(); i++) {
-            all.append(i == 0 ? "" : ", ").append(fmt(((Number) runs.getValue(i)).doubleValue(), 0));
+        for (int i = 0; numbers != null && i < numbers.size(); i++) {
+            all.append(i == 0 ? "" : ", ").append(fmt(((Number) numbers.getValue(i)).doubleValue(), 0));
         }
-        return "median of " + all + " TPS; ";
+        return all.toString();
     }
 
     private static String fmt(Double value, int digits) {
