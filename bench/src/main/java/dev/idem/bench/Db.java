@@ -20,16 +20,17 @@ final class Db {
     }
 
     /**
-     * ANALYZE of the service's tables, once a warm-up has filled them: what autovacuum does on a
-     * default server as a table grows. Without it, statistics taken while the tables were empty
-     * stay in place on a server without autovacuum, and Postgres keeps plans made for an empty
-     * table: the completion's UPDATE of a dedup record then scans the whole table.
+     * ANALYZE of the service's tables, as soon as a warm-up has put rows in them and again as they
+     * grow: what autovacuum does on a default server. Without it, statistics taken while the
+     * tables were empty stay in place on a server without autovacuum, and Postgres keeps plans
+     * made for an empty table: the completion's UPDATE of a dedup record then scans the whole
+     * table, and a warm-up round times those scans instead of warming the service.
      */
-    static void analyze(Settings settings) {
+    static void analyze(Settings settings, String after) {
         long start = System.nanoTime();
         try (Connection db = connect(settings); Statement sql = db.createStatement()) {
             sql.execute("ANALYZE dedup_record, orders, outbox_event, coupons, payment_anomaly");
-            Progress.say(String.format("analyzed the service's tables after the warm-up (%.1f s)",
+            Progress.say(String.format("analyzed the service's tables after %s (%.1f s)", after,
                     (System.nanoTime() - start) / 1e9));
         } catch (SQLException e) {
             Progress.say("warning: ANALYZE after the warm-up failed: " + e.getMessage());

@@ -61,13 +61,15 @@ final class HttpPhases {
             result.put("warmupRounds", Warmup.untilJitQuiet("warm-up", round -> {
                 List<Load.Step> steps = new ArrayList<>();
                 steps.add(load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)));
+                // the orders' keys are in the tables now: plan the callbacks for tables that hold rows
+                Db.analyze(settings, "the warm-up orders of round " + round);
                 steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
                 steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
                 steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
                 steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
                 return steps.stream().mapToDouble(HttpPhases::jit).max().orElse(0);
             }));
-            Db.analyze(settings);
+            Db.analyze(settings, "the warm-up");
         }
         checkAlive();
 

@@ -60,10 +60,10 @@ final class KafkaPhases {
             result.put("warmupRounds", Warmup.untilJitQuiet("kafka (" + variant + ")", round -> {
                 JsonObject warmed = batch(settings, producer, db, proc, prefix + "-w" + round, settings.kafkaWarmup());
                 result.put("warmup", warmed);
+                Db.analyze(settings, "warm-up round " + round);
                 return warmed.getJsonObject("cores").getDouble("serviceJit", 0.0);
             }));
             JsonObject warm = result.getJsonObject("warmup");
-            Db.analyze(settings);
 
             long n = args.number("grants", settings.grants());
             if (n <= 0) {
