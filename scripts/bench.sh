@@ -511,12 +511,14 @@ http_part() {
 }
 
 kafka_part() {
-  local rate grants
+  local rate grants warm
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
     # first at a light pace (a tenth of the first-delivery capacity: the callbacks, not the
-    # grants, bound the whole way), then at half of it
+    # grants, bound the whole way), then at half of it. The first of them warms this process's
+    # callback path up (the HTTP part warmed service A's).
+    warm=true
     rate=""
     if [[ -f $OUT/http.json ]]; then
       rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 10' "$OUT/http.json")"
@@ -524,7 +526,8 @@ kafka_part() {
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
         --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the first-delivery peak" \
-        --out "$OUT/latency-light.json" || true
+        --warm-up $warm --out "$OUT/latency-light.json" || true
+      warm=false
     fi
     rate="${BENCH_LATENCY_RATE:-}"
     if [[ -z $rate && -f $OUT/http.json ]]; then
@@ -532,7 +535,7 @@ kafka_part() {
     fi
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
-        --name lat --rate "$rate" --why "half the first-delivery peak" --out "$OUT/latency.json" || true
+        --name lat --rate "$rate" --why "half the first-delivery peak" --warm-up $warm --out "$OUT/latency.json" || true
     else
       log "no first-delivery figure: the latency phase is skipped"
     fi

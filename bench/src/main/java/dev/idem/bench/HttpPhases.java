@@ -47,11 +47,6 @@ final class HttpPhases {
         }
     }
 
-    /** The cores the service's JIT compilers took during {@code step}. */
-    private static double jit(Load.Step step) {
-        return step.cpu == null ? 0 : step.cpu.of("serviceJit");
-    }
-
     private JsonObject all(String user) throws Exception {
         JsonObject result = new JsonObject();
         double warm = settings.warmupSeconds();
@@ -67,7 +62,7 @@ final class HttpPhases {
                 steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
                 steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
                 steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
-                return steps.stream().mapToDouble(HttpPhases::jit).max().orElse(0);
+                return steps.stream().mapToDouble(Load.Step::jit).max().orElse(0);
             }));
             Db.analyze(settings, "the warm-up");
         }

@@ -210,6 +210,9 @@ final class KafkaPhases {
         Map<String, Long> sentMicros = new ConcurrentHashMap<>();
         try (Load load = new Load(port, proc); Connection db = Db.connect(settings)) {
             Ops ops = new Ops(settings.secret());
+            if (Boolean.parseBoolean(args.get("warm-up", "false"))) {
+                result.put("warmupRounds", warmCallbacks(settings, load, ops, db, proc, user + "-w"));
+            }
             Ops.Pool pool = new Ops.Pool(user);
             int orders = (int) Math.ceil(rate * settings.seconds()) + 1;
             Progress.say("callback → coupon: " + orders + " fresh orders, then callbacks at " + Load.round(rate, 1) + "/s");
@@ -279,6 +282,31 @@ final class KafkaPhases {
             proc.close();
         }
         Files.writeString(Path.of(args.get("out")), result.encodePrettily());
+    }
+
+    /**
+     * The callback path of this service process, warmed before its latency is timed: the HTTP
+     * part warmed another process, and this one has only granted coupons so far. Rounds of order
+     * submits and their callbacks until the JIT is quiet, as the HTTP part's warm-up; then the
+     * coupons of those orders, so that no backlog of the warm-up is left to the measured phase.
+     */
+    private static int warmCallbacks(Settings settings, Load load, Ops ops, Connection db, Proc proc, String user)
+            throws Exception {
+        Ops.Pool pool = new Ops.Pool(user);
+        double warm = settings.warmupSeconds();
+        Progress.say("callback → coupon: warm-up of the callback path, until the JIT is quiet");
+        int rounds = Warmup.untilJitQuiet("callback → coupon warm-up", round -> Math.max(
+                load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)).jit(),
+                load.closed("warm-up callbacks", 16, 300, ops.firstDeliveries(pool, null)).jit()));
+        long deadline = System.nanoTime() + (long) (settings.couponWait() * 1e9);
+        long coupons = 0;
+        while (System.nanoTime() < deadline && proc.alive() && (coupons = countCoupons(db, user)) < pool.paid) {
+            Progress.line(String.format("warm-up coupons %d / %d", coupons, pool.paid));
+            Thread.sleep(200);
+        }
+        Progress.done(String.format("callback → coupon warm-up: %d rounds, %d of %d coupons", rounds, coupons,
+                pool.paid));
+        return rounds;
     }
 
     /**

@@ -81,6 +81,11 @@ final class Load implements AutoCloseable {
             return seconds <= 0 ? 0 : ok / seconds;
         }
 
+        /** The cores the service's JIT compilers took during this step. */
+        double jit() {
+            return cpu == null ? 0 : cpu.of("serviceJit");
+        }
+
         double ms(double percentile) {
             return latency.getTotalCount() == 0 ? 0 : latency.getValueAtPercentile(percentile) / 1000.0;
         }

@@ -171,7 +171,7 @@ final class Report {
                         + " ms (open loop); coupons granted at " + fmt(latency.getDouble("grantsPerSecond"), 0) + "/s; p50 "
                         + fmt(latency.getDouble("firstTenthP50Ms"), 0) + " ms for the first tenth of the callbacks, "
                         + fmt(latency.getDouble("lastTenthP50Ms"), 0) + " ms for the last"
-                        + stages(obj(latency, "stages")));
+                        + stages(obj(latency, "stages")) + warmup(latency));
     }
 
     private static String stages(JsonObject stages) {
