@@ -33,7 +33,7 @@ final class Db {
             Progress.say(String.format("analyzed the service's tables after %s (%.1f s)", after,
                     (System.nanoTime() - start) / 1e9));
         } catch (SQLException e) {
-            Progress.say("warning: ANALYZE after the warm-up failed: " + e.getMessage());
+            Progress.say("warning: ANALYZE after " + after + " failed: " + e.getMessage());
         }
     }
 }

@@ -223,17 +223,7 @@ final class KafkaPhases {
 
             long expected = step.ok;
             long start = System.nanoTime();
-            long deadline = start + (long) (settings.couponWait() * 1e9);
-            long count = 0;
-            while (System.nanoTime() < deadline && proc.alive()) {
-                count = countCoupons(db, user);
-                Progress.line(String.format("coupons %d / %d  %.1fs after the last callback", count, expected,
-                        (System.nanoTime() - start) / 1e9));
-                if (count >= expected) {
-                    break;
-                }
-                Thread.sleep(200);
-            }
+            long count = awaitCoupons(settings, db, proc, user, expected, "after the last callback");
             double waited = (System.nanoTime() - start) / 1e9;
             Histogram latency = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
             List<long[]> bySend = new ArrayList<>();
@@ -285,6 +275,27 @@ final class KafkaPhases {
     }
 
     /**
+     * Polls until {@code user} has {@code expected} coupons, for {@code BENCH_COUPON_WAIT} at most
+     * or until the service died; answers how many it has.
+     */
+    private static long awaitCoupons(Settings settings, Connection db, Proc proc, String user, long expected,
+                                     String since) throws SQLException, InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + (long) (settings.couponWait() * 1e9);
+        long count = 0;
+        while (System.nanoTime() < deadline && proc.alive()) {
+            count = countCoupons(db, user);
+            Progress.line(String.format("coupons %d / %d  %.1fs %s", count, expected,
+                    (System.nanoTime() - start) / 1e9, since));
+            if (count >= expected) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        return count;
+    }
+
+    /**
      * The callback path of this service process, warmed before its latency is timed: the HTTP
      * part warmed another process, and this one has only granted coupons so far. Rounds of order
      * submits and their callbacks until the JIT is quiet, as the HTTP part's warm-up; then the
@@ -298,12 +309,7 @@ final class KafkaPhases {
         int rounds = Warmup.untilJitQuiet("callback → coupon warm-up", round -> Math.max(
                 load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)).jit(),
                 load.closed("warm-up callbacks", 16, 300, ops.firstDeliveries(pool, null)).jit()));
-        long deadline = System.nanoTime() + (long) (settings.couponWait() * 1e9);
-        long coupons = 0;
-        while (System.nanoTime() < deadline && proc.alive() && (coupons = countCoupons(db, user)) < pool.paid) {
-            Progress.line(String.format("warm-up coupons %d / %d", coupons, pool.paid));
-            Thread.sleep(200);
-        }
+        long coupons = awaitCoupons(settings, db, proc, user, pool.paid, "after the warm-up's last callback");
         Progress.done(String.format("callback → coupon warm-up: %d rounds, %d of %d coupons", rounds, coupons,
                 pool.paid));
         return rounds;
