@@ -119,15 +119,19 @@ public class DedupStore {
      */
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil,
                             Instant expiresAt, Optional<Duration> wait, JsonObject payload) {
-        Uni<Void> bound = wait
-                .map(w -> tx.query("SET LOCAL lock_timeout = '" + Math.max(1, w.toMillis()) + "ms'")
-                        .execute().replaceWithVoid())
-                .orElse(Uni.createFrom().voidItem());
-        return bound
-                .chain(() -> tx.preparedQuery(CLAIM).execute(Tuple.from(Arrays.asList(request.scope(), request.key(),
-                        request.fingerprint(), ts(leaseUntil), ts(now), ts(expiresAt), payload))))
-                .map(rows -> rows.rowCount() == 1 ? Claim.CLAIMED : Claim.EXISTS)
-                .onFailure(DedupStore::lockNotAvailable).recoverWithItem(Claim.LOCKED);
+        Uni<Claim> claim = tx.preparedQuery(CLAIM)
+                .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), request.fingerprint(),
+                        ts(leaseUntil), ts(now), ts(expiresAt), payload)))
+                .map(rows -> rows.rowCount() == 1 ? Claim.CLAIMED : Claim.EXISTS);
+        // the bound goes out right before the claim, pipelined, without waiting for its answer: if
+        // it failed, so does the claim, in a transaction Postgres has already aborted
+        Uni<Claim> bounded = wait
+                .map(w -> Uni.combine().all().unis(
+                                tx.query("SET LOCAL lock_timeout = '" + Math.max(1, w.toMillis()) + "ms'").execute(),
+                                claim)
+                        .asTuple().map(both -> both.getItem2()))
+                .orElse(claim);
+        return bounded.onFailure(DedupStore::lockNotAvailable).recoverWithItem(Claim.LOCKED);
     }
 
     public Uni<Void> complete(SqlConnection tx, IdemRequest request, JsonObject result, Instant now) {
