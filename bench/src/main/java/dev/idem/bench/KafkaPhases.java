@@ -116,17 +116,10 @@ final class KafkaPhases {
         Proc.CpuUse use = proc.since(cpu);
         JsonObject result = new JsonObject().put("messages", n).put("coupons", count)
                 .put("produceSeconds", Load.round(produced, 2)).put("wallSeconds", Load.round(wall, 2));
-        try (PreparedStatement q = db.prepareStatement("""
-                SELECT extract(epoch FROM max(granted_at) - min(granted_at)) FROM coupons WHERE user_id = ?""")) {
-            q.setString(1, user);
-            try (ResultSet rs = q.executeQuery()) {
-                rs.next();
-                double span = rs.getDouble(1);
-                result.put("grantSpanSeconds", Load.round(span, 3))
-                        .put("perSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1))
-                        .put("perSecondWall", Load.round(count / wall, 1));
-            }
-        }
+        double span = grantSpanSeconds(db, user);
+        result.put("grantSpanSeconds", Load.round(span, 3))
+                .put("perSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1))
+                .put("perSecondWall", Load.round(count / wall, 1));
         result.put("cores", use.toJson());
         Progress.done(String.format("grants %-28s %d of %d coupons, %.1f/s first to last (%.1f/s wall)%s  %s",
                 user, count, n, result.getDouble("perSecond"), result.getDouble("perSecondWall"),
@@ -253,16 +246,9 @@ final class KafkaPhases {
                     .put("p90Ms", Load.round(latency.getValueAtPercentile(90) / 1000.0, 1))
                     .put("p99Ms", Load.round(latency.getValueAtPercentile(99) / 1000.0, 1))
                     .put("maxMs", Load.round(latency.getMaxValue() / 1000.0, 1));
-            try (PreparedStatement q = db.prepareStatement("""
-                    SELECT extract(epoch FROM max(granted_at) - min(granted_at)) FROM coupons WHERE user_id = ?""")) {
-                q.setString(1, user);
-                try (ResultSet rs = q.executeQuery()) {
-                    rs.next();
-                    double span = rs.getDouble(1);
-                    // how fast the grants went while the callbacks came in: below the send rate, a queue grew
-                    result.put("grantsPerSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1));
-                }
-            }
+            // how fast the grants went while the callbacks came in: below the send rate, a queue grew
+            double span = grantSpanSeconds(db, user);
+            result.put("grantsPerSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1));
             result.put("stages", stages(db, user));
             Progress.done(String.format("callback → coupon at %.1f/s: %d of %d coupons, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
                     rate, count, expected, result.getDouble("p50Ms"), result.getDouble("p99Ms"),
@@ -365,6 +351,18 @@ final class KafkaPhases {
             try (ResultSet rs = q.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Seconds from {@code user}'s first coupon to its last: the span its grants took. */
+    private static double grantSpanSeconds(Connection db, String user) throws SQLException {
+        try (PreparedStatement q = db.prepareStatement("""
+                SELECT extract(epoch FROM max(granted_at) - min(granted_at)) FROM coupons WHERE user_id = ?""")) {
+            q.setString(1, user);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getDouble(1);
             }
         }
     }
