@@ -8,10 +8,10 @@
 -- Neither changes what is unique: equality was byte for byte before as well. Measured with
 -- pgbench, claims and completions of 500 keys, 4 clients, six alternating runs: median 142
 -- batches/s as before, 164 with "C" alone, 157 with key first alone, 174 with both.
-ALTER TABLE dedup_record
-    ALTER COLUMN scope TYPE text COLLATE "C",
-    ALTER COLUMN key TYPE text COLLATE "C";
-
+-- One statement, so that the key's index is built once: the collation change alone would
+-- rebuild the old index before it is dropped (on 500,000 rows: 0.5 s instead of 1.7 s).
 ALTER TABLE dedup_record
     DROP CONSTRAINT dedup_record_one_per_scope_key,
+    ALTER COLUMN scope TYPE text COLLATE "C",
+    ALTER COLUMN key TYPE text COLLATE "C",
     ADD CONSTRAINT dedup_record_one_per_scope_key PRIMARY KEY (key, scope);
