@@ -7,6 +7,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +64,8 @@ final class Load implements AutoCloseable {
         final String name;
         final int concurrency;
         final double targetRate;
+        // wall-clock start, to line a step up with a profile or a server log taken meanwhile
+        final Instant startedAt = Instant.now();
         long ok;
         long failed;
         double seconds;
@@ -94,6 +97,7 @@ final class Load implements AutoCloseable {
             JsonObject json = new JsonObject()
                     .put("name", name)
                     .put("concurrency", concurrency)
+                    .put("startedAt", startedAt.toString())
                     .put("ok", ok)
                     .put("failed", failed)
                     .put("seconds", round(seconds, 2))
