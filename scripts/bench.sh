@@ -33,6 +33,10 @@
 #   BENCH_TEST_WAIT=900       seconds to wait for a running test run or build before building
 #   BENCH_SERVICE_OPTS        JVM options of the service (default: none, as ./idem run)
 #   BENCH_KEEP_DATA=0         1 keeps the benchmark's orders, coupons and dedup records
+#   BENCH_PROFILE=0           1 samples the service's CPU during the HTTP part with async-profiler
+#                             (its jar from Maven Central, once, into .idem/); the table then gives
+#                             the CPU per request of every step, target/bench/<run>/profile/ its
+#                             stacks (collapsed, for flame graphs). Costs the service a few per cent
 #   BENCH_PARTS="limits http kafka"   the parts to run: the machine's limits (pgbench,
 #                             redis-benchmark), the HTTP ramps, the Kafka grants and latencies;
 #                             a ratio whose two sides did not both run is n/a
@@ -71,6 +75,11 @@ if [[ -n $BENCH_APP ]]; then BENCH_BUILD=0; fi
 BENCH_BUILD="${BENCH_BUILD:-1}"
 BENCH_KEEP_DATA="${BENCH_KEEP_DATA:-0}"
 BENCH_SERVICE_OPTS="${BENCH_SERVICE_OPTS:-}"
+BENCH_PROFILE="${BENCH_PROFILE:-0}"
+PROFILER_VERSION=4.1
+PROFILER_INTERVAL_MS=1
+# JVM options of the next service start on top of BENCH_SERVICE_OPTS
+SERVICE_OPTS=""
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
 BENCH_PARTS="${BENCH_PARTS:-limits http kafka}"
@@ -147,7 +156,7 @@ start_service() {
     QUARKUS_REDIS_MAX_POOL_SIZE="$BENCH_REDIS_POOL" \
     QUARKUS_REDIS_MAX_POOL_WAITING=8192 \
     "$@" \
-    "$JAVA" $BENCH_SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
+    "$JAVA" $BENCH_SERVICE_OPTS $SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
   SERVICE_PID=$!
   for ((i = 0; i < 2400; i++)); do
     if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
@@ -501,10 +510,45 @@ redis_limit() {
 
 # ------------------------------------------------------------------------------ phases
 
+# profiler_lib: the path of async-profiler's agent for this machine, fetched once from Maven Central
+profiler_lib() {
+  local arch dir="$ROOT/.idem/async-profiler-$PROFILER_VERSION"
+  case "$(uname -m)" in
+    x86_64) arch=linux-x64 ;;
+    aarch64) arch=linux-arm64 ;;
+    *) log "async-profiler: no agent for $(uname -m)"; return 1 ;;
+  esac
+  if [[ ! -f $dir/$arch/libasyncProfiler.so ]]; then
+    log "async-profiler: fetching tools.profiler:async-profiler:$PROFILER_VERSION"
+    ./mvnw -B -q dependency:copy -Dartifact="tools.profiler:async-profiler:$PROFILER_VERSION" \
+      -DoutputDirectory="$dir" >&2 || return 1
+    (cd "$dir" && "${JAVA_HOME:+$JAVA_HOME/bin/}jar" xf "async-profiler-$PROFILER_VERSION.jar" \
+      "$arch/libasyncProfiler.so") || return 1
+  fi
+  echo "$dir/$arch/libasyncProfiler.so"
+}
+
 http_part() {
+  local lib
+  SERVICE_OPTS=""
+  if [[ $BENCH_PROFILE == 1 ]]; then
+    if lib="$(profiler_lib)"; then
+      mkdir -p "$OUT/profile"
+      # one file of collapsed stacks per second, so the samples can be cut by step afterwards;
+      # DebugNonSafepoints places the samples on the right Java frames
+      SERVICE_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -agentpath:$lib=start,event=cpu"
+      SERVICE_OPTS+=",interval=${PROFILER_INTERVAL_MS}ms,loop=1s,collapsed,file=$OUT/profile/%t.collapsed"
+    else
+      FAILED+=("async-profiler")
+    fi
+  fi
   start_service A IDEM_OUTBOX_RELAY_ENABLED=false || return 0
   phase "HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --out "$OUT/http.json" || true
   stop_service
+  if [[ -n $SERVICE_OPTS ]]; then
+    SERVICE_OPTS=""
+    phase "profile" bench_java profile --dir "$OUT" --interval-ms "$PROFILER_INTERVAL_MS" || true
+  fi
   # The relay was off: the paid orders' grant events stay unpublished. They are the benchmark's
   # own and would flood the Kafka measurements, so they are set aside (and deleted at the end).
   psql_idem -c "UPDATE outbox_event SET published_at = now() WHERE published_at IS NULL AND topic = 'coupon-grants'

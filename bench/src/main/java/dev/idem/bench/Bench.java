@@ -14,6 +14,8 @@ import java.util.Arrays;
  *                                                      coupon grants/s through Kafka
  *   latency --port P --pid PID --run RUN --rate R --out F
  *                                                      callback → coupon latency at a fixed rate
+ *   profile --dir D --interval-ms MS                   cuts the service's CPU profile of the
+ *                                                      HTTP part by step ({@link Profile})
  *   report  --dir D --out F --latest F --table F       merges the parts, prints the table
  *   chaos   --fault NAME --ports P1,P2 --run RUN ...   one run of the fault suite ({@link Chaos})
  * </pre>
@@ -26,7 +28,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: bench http|kafka|latency|report|chaos [--option value]...");
+            System.err.println("usage: bench http|kafka|latency|profile|report|chaos [--option value]...");
             System.exit(2);
         }
         Args args = Args.parse(Arrays.copyOfRange(argv, 1, argv.length));
@@ -36,6 +38,7 @@ public final class Bench {
             case "kafka" -> KafkaPhases.grants(settings, args);
             case "latency" -> KafkaPhases.latency(settings, args);
             case "chaos" -> Chaos.run(settings, args);
+            case "profile" -> Profile.run(args);
             case "report" -> Report.run(args);
             default -> {
                 System.err.println("bench: unknown command " + argv[0]);

@@ -5,7 +5,9 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /** Merges the parts of one run into one JSON document and prints the table with its ratios. */
 final class Report {
@@ -21,7 +23,7 @@ final class Report {
         Path dir = Path.of(args.get("dir"));
         JsonObject all = new JsonObject();
         for (String part : new String[] {"meta", "startup", "pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare",
-                "latency-light", "latency"}) {
+                "latency-light", "latency", "profile"}) {
             Path file = dir.resolve(part + ".json");
             if (Files.exists(file)) {
                 all.put(part, new JsonObject(Files.readString(file)));
@@ -186,7 +188,37 @@ final class Report {
             }
             line("| " + r.getString("name") + " | " + steps + " |");
         }
+        profile();
         return out.toString();
+    }
+
+    /** With BENCH_PROFILE=1: the service's CPU per request at each step, as async-profiler sampled it. */
+    private void profile() {
+        JsonObject profile = obj(all, "profile");
+        if (profile == null) {
+            return;
+        }
+        line("");
+        line("Service CPU per request, µs (async-profiler, a sample every " + profile.getValue("intervalMs")
+                + " ms; kernel / native / Java frames; stacks per step in profile/):");
+        line("");
+        line("| ramp | steps |");
+        line("|---|---|");
+        Map<String, StringBuilder> rows = new LinkedHashMap<>();
+        for (Object o : profile.getJsonArray("steps", new JsonArray())) {
+            JsonObject s = (JsonObject) o;
+            JsonObject kinds = s.getJsonObject("byKind");
+            if (kinds == null) {
+                continue;
+            }
+            StringBuilder row = rows.computeIfAbsent(s.getString("ramp"), r -> new StringBuilder());
+            row.append(row.length() == 0 ? "" : " · ").append("c=").append(s.getInteger("concurrency")).append(": ")
+                    .append(fmt(s.getDouble("serviceCpuUsPerRequest"), 1)).append(" (")
+                    .append(fmt(kinds.getDouble("kernel", 0.0), 1)).append(" / ")
+                    .append(fmt(kinds.getDouble("native", 0.0), 1)).append(" / ")
+                    .append(fmt(kinds.getDouble("java", 0.0), 1)).append(")");
+        }
+        rows.forEach((ramp, steps) -> line("| " + ramp + " | " + steps + " |"));
     }
 
     private void latencyRow(String label, String part) {
