@@ -118,7 +118,7 @@ final class KafkaPhases {
                 .put("produceSeconds", Load.round(produced, 2)).put("wallSeconds", Load.round(wall, 2));
         double span = grantSpanSeconds(db, user);
         result.put("grantSpanSeconds", Load.round(span, 3))
-                .put("perSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1))
+                .put("perSecond", Load.round(grantsPerSecond(count, span), 1))
                 .put("perSecondWall", Load.round(count / wall, 1));
         result.put("cores", use.toJson());
         Progress.done(String.format("grants %-28s %d of %d coupons, %.1f/s first to last (%.1f/s wall)%s  %s",
@@ -248,7 +248,7 @@ final class KafkaPhases {
                     .put("maxMs", Load.round(latency.getMaxValue() / 1000.0, 1));
             // how fast the grants went while the callbacks came in: below the send rate, a queue grew
             double span = grantSpanSeconds(db, user);
-            result.put("grantsPerSecond", Load.round(span > 0 ? (count - 1) / span : 0, 1));
+            result.put("grantsPerSecond", Load.round(grantsPerSecond(count, span), 1));
             result.put("stages", stages(db, user));
             Progress.done(String.format("callback → coupon at %.1f/s: %d of %d coupons, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
                     rate, count, expected, result.getDouble("p50Ms"), result.getDouble("p99Ms"),
@@ -365,6 +365,11 @@ final class KafkaPhases {
                 return rs.getDouble(1);
             }
         }
+    }
+
+    /** {@code count} coupons granted over {@code span} seconds: the gaps between them, not the coupons. */
+    private static double grantsPerSecond(long count, double span) {
+        return span > 0 ? (count - 1) / span : 0;
     }
 
     private static KafkaProducer<String, String> producer(Settings settings) {
