@@ -557,14 +557,14 @@ http_part() {
 }
 
 kafka_part() {
-  local rate grants warm
+  local rate grants
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
     # first at a light pace (a tenth of the first-delivery capacity: the callbacks, not the
-    # grants, bound the whole way), then at half of it. The first of them warms this process's
-    # callback path up (the HTTP part warmed service A's).
-    warm=true
+    # grants, bound the whole way), then at half of it. Each warms up first, at its own rate: the
+    # first warms this service's callback path (the HTTP part warmed service A's), and each is a
+    # new load generator process whose JIT would otherwise share the cores with the measurement.
     rate=""
     if [[ -f $OUT/http.json ]]; then
       rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 10' "$OUT/http.json")"
@@ -572,8 +572,7 @@ kafka_part() {
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
         --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the first-delivery peak" \
-        --warm-up $warm --out "$OUT/latency-light.json" || true
-      warm=false
+        --warm-up true --out "$OUT/latency-light.json" || true
     fi
     rate="${BENCH_LATENCY_RATE:-}"
     if [[ -z $rate && -f $OUT/http.json ]]; then
@@ -581,7 +580,7 @@ kafka_part() {
     fi
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
-        --name lat --rate "$rate" --why "half the first-delivery peak" --warm-up $warm --out "$OUT/latency.json" || true
+        --name lat --rate "$rate" --why "half the first-delivery peak" --warm-up true --out "$OUT/latency.json" || true
     else
       log "no first-delivery figure: the latency phase is skipped"
     fi

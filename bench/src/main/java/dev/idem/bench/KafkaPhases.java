@@ -204,7 +204,7 @@ final class KafkaPhases {
         try (Load load = new Load(port, proc); Connection db = Db.connect(settings)) {
             Ops ops = new Ops(settings.secret());
             if (Boolean.parseBoolean(args.get("warm-up", "false"))) {
-                result.put("warmupRounds", warmCallbacks(settings, load, ops, db, proc, user + "-w"));
+                result.put("warmupRounds", warmCallbacks(settings, load, ops, db, proc, user + "-w", rate));
             }
             Ops.Pool pool = new Ops.Pool(user);
             int orders = (int) Math.ceil(rate * settings.seconds()) + 1;
@@ -287,14 +287,16 @@ final class KafkaPhases {
      * submits and their callbacks until the JIT is quiet, as the HTTP part's warm-up; then the
      * coupons of those orders, so that no backlog of the warm-up is left to the measured phase.
      */
-    private static int warmCallbacks(Settings settings, Load load, Ops ops, Connection db, Proc proc, String user)
-            throws Exception {
+    private static int warmCallbacks(Settings settings, Load load, Ops ops, Connection db, Proc proc, String user,
+                                     double rate) throws Exception {
         Ops.Pool pool = new Ops.Pool(user);
         double warm = settings.warmupSeconds();
         Progress.say("callback → coupon: warm-up of the callback path, until the JIT is quiet");
+        // the callbacks go out as the measured ones will, an open loop at the phase's rate: this
+        // process is new, and its own JIT would otherwise compile the open loop during the measurement
         int rounds = Warmup.untilJitQuiet("callback → coupon warm-up", round -> Math.max(
                 load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)).jit(),
-                load.closed("warm-up callbacks", 16, 300, ops.firstDeliveries(pool, null)).jit()));
+                load.open("warm-up callbacks", rate, warm, 512, ops.firstDeliveries(pool, null)).jit()));
         long coupons = awaitCoupons(settings, db, proc, user, pool.paid, "after the warm-up's last callback");
         Progress.done(String.format("callback → coupon warm-up: %d rounds, %d of %d coupons", rounds, coupons,
                 pool.paid));
