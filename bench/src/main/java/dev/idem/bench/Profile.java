@@ -11,7 +11,6 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +20,10 @@ import java.util.stream.Stream;
 /**
  * Cuts the service's CPU profile of the HTTP part by step. async-profiler ran inside the service
  * with {@code loop=1s} and wrote one file of collapsed stacks per second, named after the second
- * it began (local time, the service's and this program's); a step's seconds are those wholly inside it, less the first (connections opening).
- * For each step this writes the merged stacks ({@code profile/<ramp>-c<N>.collapsed}, for a
- * flame graph) and the service's CPU per request, split into kernel, native and Java frames,
- * with the frames that took most ({@code profile.json}).
+ * it began, in local time (the service's and this program's). A step's seconds are those wholly
+ * inside it, less the first (connections opening). For each step this writes the merged stacks
+ * ({@code profile/<ramp>-c<N>.collapsed}, for a flame graph) and the service's CPU per request,
+ * split into kernel, native and Java frames, with the frames that took most ({@code profile.json}).
  */
 final class Profile {
 
@@ -134,7 +133,7 @@ final class Profile {
 
     private static void write(Path file, Map<String, Long> stacks) throws IOException {
         List<String> lines = new ArrayList<>();
-        stacks.entrySet().stream().sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
+        stacks.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> lines.add(e.getKey() + " " + e.getValue()));
         Files.write(file, lines);
     }
