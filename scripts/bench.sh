@@ -78,8 +78,6 @@ BENCH_SERVICE_OPTS="${BENCH_SERVICE_OPTS:-}"
 BENCH_PROFILE="${BENCH_PROFILE:-0}"
 PROFILER_VERSION=4.1
 PROFILER_INTERVAL_MS=1
-# JVM options of the next service start on top of BENCH_SERVICE_OPTS
-SERVICE_OPTS=""
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
 BENCH_PARTS="${BENCH_PARTS:-limits http kafka}"
@@ -156,7 +154,7 @@ start_service() {
     QUARKUS_REDIS_MAX_POOL_SIZE="$BENCH_REDIS_POOL" \
     QUARKUS_REDIS_MAX_POOL_WAITING=8192 \
     "$@" \
-    "$JAVA" $BENCH_SERVICE_OPTS $SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
+    "$JAVA" $BENCH_SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
   SERVICE_PID=$!
   for ((i = 0; i < 2400; i++)); do
     if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
@@ -529,24 +527,22 @@ profiler_lib() {
 }
 
 http_part() {
-  local lib
-  SERVICE_OPTS=""
+  local lib="" profiler=()
   if [[ $BENCH_PROFILE == 1 ]]; then
     if lib="$(profiler_lib)"; then
       mkdir -p "$OUT/profile"
       # one file of collapsed stacks per second, so the samples can be cut by step afterwards;
       # DebugNonSafepoints places the samples on the right Java frames
-      SERVICE_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -agentpath:$lib=start,event=cpu"
-      SERVICE_OPTS+=",interval=${PROFILER_INTERVAL_MS}ms,loop=1s,collapsed,file=$OUT/profile/%t.collapsed"
+      profiler=("JAVA_TOOL_OPTIONS=-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -agentpath:$lib=start,event=cpu,interval=${PROFILER_INTERVAL_MS}ms,loop=1s,collapsed,file=$OUT/profile/%t.collapsed")
     else
+      lib=""
       FAILED+=("async-profiler")
     fi
   fi
-  start_service A IDEM_OUTBOX_RELAY_ENABLED=false || return 0
+  start_service A IDEM_OUTBOX_RELAY_ENABLED=false "${profiler[@]}" || return 0
   phase "HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --out "$OUT/http.json" || true
   stop_service
-  if [[ -n $SERVICE_OPTS ]]; then
-    SERVICE_OPTS=""
+  if [[ -n $lib ]]; then
     phase "profile" bench_java profile --dir "$OUT" --interval-ms "$PROFILER_INTERVAL_MS" || true
   fi
   # The relay was off: the paid orders' grant events stay unpublished. They are the benchmark's
