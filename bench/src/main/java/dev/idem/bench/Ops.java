@@ -154,7 +154,7 @@ final class Ops {
             int i = cursor[0]++ % paid;
             long now = Instant.now().getEpochSecond();
             if (signed[i] == null || now - signed[i].timestamp() > RESIGN_AFTER_SECONDS) {
-                signed[i] = sign(pool.user, pool.orders.get(i), now);
+                signed[i] = signed(pool.user, pool.orders.get(i), now);
             }
             return send(client, signed[i]).map(response -> {
                 if (response.statusCode() != 200) {
@@ -184,13 +184,13 @@ final class Ops {
     /** A callback's body with the timestamp and signature it goes out with. */
     record Signed(byte[] body, long timestamp, String signature) {}
 
-    Signed sign(String user, Order order, long timestamp) {
+    Signed signed(String user, Order order, long timestamp) {
         byte[] body = callbackBody(user, order).getBytes(StandardCharsets.UTF_8);
         return new Signed(body, timestamp, sign(timestamp, body));
     }
 
     Future<HttpResponse<Buffer>> callback(WebClient client, String user, Order order) {
-        return send(client, sign(user, order, Instant.now().getEpochSecond()));
+        return send(client, signed(user, order, Instant.now().getEpochSecond()));
     }
 
     static Future<HttpResponse<Buffer>> send(WebClient client, Signed callback) {
