@@ -1,5 +1,7 @@
 package dev.idem.coupons;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.pipeline.TwoPhaseConfig;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
@@ -8,6 +10,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,10 +29,13 @@ import java.util.List;
 public class ExternalCouponIssuer {
 
     private final CouponIssuerConfig config;
+    /** The service's strict mapper: an answer that names {@code couponId} twice is no answer. */
+    private final ObjectMapper mapper;
     private final HttpClient http;
 
-    ExternalCouponIssuer(CouponIssuerConfig config) {
+    ExternalCouponIssuer(CouponIssuerConfig config, ObjectMapper mapper) {
         this.config = config;
+        this.mapper = mapper;
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(config.timeout())
@@ -75,17 +81,18 @@ public class ExternalCouponIssuer {
         if (context != null) {
             answer = answer.emitOn(task -> context.runOnContext(ignored -> task.run()));
         }
-        return answer.map(ExternalCouponIssuer::couponId);
+        return answer.map(this::couponId);
     }
 
-    private static String couponId(HttpResponse<String> response) {
+    private String couponId(HttpResponse<String> response) {
         if (response.statusCode() / 100 != 2) {
             throw new IssuerFailure("the coupon issuer answered " + response.statusCode() + ": " + abbreviate(response.body()));
         }
         String couponId;
         try {
-            couponId = new JsonObject(response.body()).getString("couponId");
-        } catch (RuntimeException unreadable) {
+            JsonNode answer = mapper.readTree(response.body());
+            couponId = answer == null ? null : answer.path("couponId").textValue();
+        } catch (IOException | RuntimeException unreadable) {
             throw new IssuerFailure("the coupon issuer answered something else than JSON: " + abbreviate(response.body()));
         }
         if (couponId == null || couponId.isBlank()) {

@@ -1,6 +1,7 @@
 package dev.idem.web;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -11,10 +12,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Reads request bodies strictly (unknown members, wrong types and trailing data are refused) and
+ * Reads request bodies strictly (unknown or repeated members, wrong types and trailing data are refused) and
  * turns every way a body can be wrong into one readable sentence for a 400.
  * <p>
  * Bodies arrive as bytes, so Quarkus does not see the types they are read into: each one carries
@@ -29,6 +32,9 @@ public class JsonBodies {
 
         record Invalid<T>(String detail) implements Parsed<T> {}
     }
+
+    /** How Jackson's parser words a repeated member ({@code STRICT_DUPLICATE_DETECTION}). */
+    private static final Pattern REPEATED = Pattern.compile("Duplicate field '(.*)'");
 
     private final ObjectMapper mapper;
     /** A reader per type: {@code mapper.readValue} resolves the type and its deserializer on every call. */
@@ -51,7 +57,13 @@ public class JsonBodies {
             value = readers.computeIfAbsent(type, mapper::readerFor).readValue(body);
         } catch (UnrecognizedPropertyException unknown) {
             return new Parsed.Invalid<>("unknown member '" + unknown.getPropertyName() + "'");
+        } catch (StreamReadException unparsable) {
+            return new Parsed.Invalid<>(unparsable(unparsable));
         } catch (JsonMappingException mistyped) {
+            // the parser's own failure, met while a nested value was read
+            if (mistyped.getCause() instanceof StreamReadException unparsable) {
+                return new Parsed.Invalid<>(unparsable(unparsable));
+            }
             return new Parsed.Invalid<>(mistyped.getPath().isEmpty()
                     ? "the body must be a JSON object"
                     : "member '" + path(mistyped) + "' has the wrong type or format");
@@ -64,6 +76,13 @@ public class JsonBodies {
             return new Parsed.Invalid<>("the body must be a JSON object");
         }
         return validate.apply(value).<Parsed<T>>map(Parsed.Invalid::new).orElseGet(() -> new Parsed.Valid<>(value));
+    }
+
+    private static String unparsable(StreamReadException e) {
+        Matcher repeated = REPEATED.matcher(String.valueOf(e.getOriginalMessage()));
+        return repeated.matches()
+                ? "member '" + repeated.group(1) + "' appears more than once"
+                : "the body is not well-formed JSON";
     }
 
     private static String path(JsonMappingException e) {
