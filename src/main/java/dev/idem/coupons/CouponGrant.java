@@ -1,6 +1,7 @@
 package dev.idem.coupons;
 
 import dev.idem.pipeline.IdemRequest;
+import dev.idem.support.UserIds;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Optional;
 
@@ -12,8 +13,8 @@ public record CouponGrant(String bizKey, String userId, String templateId, Strin
         if (blankOrLong(bizKey)) {
             return Optional.of("bizKey is required (at most 255 characters)");
         }
-        if (blankOrLong(userId)) {
-            return Optional.of("userId is required (at most 255 characters)");
+        if (!UserIds.valid(userId)) {
+            return Optional.of("userId is required: " + UserIds.RULE);
         }
         if (blankOrLong(templateId)) {
             return Optional.of("templateId is required (at most 255 characters)");
