@@ -16,6 +16,22 @@ public record Problem(int status, String code, String detail) {
         return new Problem(status, code, detail).toResponse();
     }
 
+    /** The code of an error the framework raised, where only its status is known. */
+    public static String codeOf(int status) {
+        return switch (status) {
+            case 400 -> "BAD_REQUEST";
+            case 401 -> "UNAUTHORIZED";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 406 -> "NOT_ACCEPTABLE";
+            case 413 -> "PAYLOAD_TOO_LARGE";
+            case 414 -> "URI_TOO_LONG";
+            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            case 431 -> "HEADERS_TOO_LARGE";
+            default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
+        };
+    }
+
     public static Response badRequest(String detail) {
         return response(400, "BAD_REQUEST", detail);
     }

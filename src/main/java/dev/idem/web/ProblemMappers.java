@@ -13,6 +13,8 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 /**
  * Whatever escapes a resource leaves as problem+json: no stack trace, no framework page. Outcomes
  * never come here; only broken dependencies and requests the framework itself refused do.
+ * What fails outside the REST layer (a body past its limit while it is read, say) is answered by
+ * {@link RequestLimits} in the same shape.
  */
 public class ProblemMappers {
 
@@ -21,18 +23,8 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response framework(WebApplicationException e) {
         int status = e.getResponse().getStatus();
-        String code = switch (status) {
-            case 400 -> "BAD_REQUEST";
-            case 401 -> "UNAUTHORIZED";
-            case 404 -> "NOT_FOUND";
-            case 405 -> "METHOD_NOT_ALLOWED";
-            case 406 -> "NOT_ACCEPTABLE";
-            case 413 -> "PAYLOAD_TOO_LARGE";
-            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
-            default -> status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
-        };
         String detail = status >= 500 ? "the request could not be served" : e.getMessage();
-        return Problem.response(status, code, detail);
+        return Problem.response(status, Problem.codeOf(status), detail);
     }
 
     /**
