@@ -3,17 +3,15 @@ package dev.idem;
 import static dev.idem.testing.Callbacks.deliver;
 import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Gateway.callback;
+import static dev.idem.testing.Problems.problem;
 import static io.restassured.RestAssured.given;
-import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.restassured.response.ValidatableResponse;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.UUID;
@@ -38,17 +36,6 @@ class BadInputTest {
     void setUp() {
         db = new Db(pool);
         user = "bad-" + UUID.randomUUID();
-    }
-
-    static ValidatableResponse problem(Response response, int status, String code) {
-        return response.then()
-                .statusCode(status)
-                .contentType("application/problem+json")
-                .body("status", equalTo(status))
-                .body("code", equalTo(code))
-                .body("title", not(equalTo("")))
-                .body(not(containsString("Exception")))
-                .body(not(containsString("\tat ")));
     }
 
     long ordersOfUser() {

@@ -2,6 +2,7 @@ package dev.idem.it;
 
 import static dev.idem.testing.Callbacks.deliver;
 import static dev.idem.testing.Callbacks.newOrder;
+import static dev.idem.testing.Problems.problem;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
@@ -10,7 +11,6 @@ import dev.idem.testing.Gateway;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
-import io.restassured.response.Response;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -74,10 +74,12 @@ class PackagedServiceIT {
         long now = Gateway.now();
         problem(deliver(body, now, Gateway.sign("not-the-secret", now, body)), 401, "SIGNATURE_INVALID");
         problem(given().header("X-User-Id", user).get("/api/orders/no-such-order"), 404, "ORDER_NOT_FOUND");
-    }
-
-    static void problem(Response response, int status, String code) {
-        response.then().statusCode(status).contentType("application/problem+json")
-                .body("status", equalTo(status)).body("code", equalTo(code));
+        problem(given().header("X-User-Id", user).header("Idempotency-Key", "twice").contentType("application/json")
+                .body("{\"amountCents\":5,\"amountCents\":1999,\"currency\":\"CNY\"}").post("/api/orders"),
+                400, "BAD_REQUEST");
+        problem(given().header("X-User-Id", "u".repeat(129)).get("/api/orders/any"), 400, "USER_INVALID");
+        problem(given().header("X-User-Id", user).get("/api/orders/" + "o".repeat(5000)), 414, "URI_TOO_LONG");
+        problem(given().header("X-User-Id", user).header("X-Pad", "p".repeat(21_000)).get("/api/orders/any"),
+                431, "HEADERS_TOO_LARGE");
     }
 }
