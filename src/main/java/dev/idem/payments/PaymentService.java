@@ -9,6 +9,7 @@ import dev.idem.orders.OrderStatus;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.Work;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
@@ -48,12 +49,17 @@ public class PaymentService {
     }
 
     public Uni<Outcome> apply(PaymentCallback callback) {
-        return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback))
+        return pipeline.execute(callback.idemRequest(SCOPE), work(callback))
                 .invoke(outcome -> {
                     if (outcome instanceof Outcome.Anomaly anomaly) {
                         alert(anomaly.kind(), callback);
                     }
                 });
+    }
+
+    /** The notification's state transition, as the pipeline runs it in its transaction. */
+    public Work work(PaymentCallback callback) {
+        return tx -> transition(tx, callback);
     }
 
     /** The answer a gateway gets for a delivery that was recorded: it stops retrying. */

@@ -6,6 +6,7 @@ import static dev.idem.support.SqlTime.ts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -39,39 +40,38 @@ public class DedupStore {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
-    /** {@code payload} is null for one-phase records; a two-phase record carries its request. */
+    /**
+     * A two-phase claim: the record commits alone, PROCESSING under a lease, and carries its
+     * request ({@code payload}) so that whoever takes it over can run the effect again.
+     */
     private static final String CLAIM = """
             INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at, payload)
             VALUES ($1, $2, $3, 'PROCESSING', $4, $5, $5, $6, $7)
             ON CONFLICT DO NOTHING
             RETURNING 1""";
 
-    private static final String COMPLETE = """
-            UPDATE dedup_record SET status = 'DONE', result = $3, lease_until = NULL, updated_at = $4
-            WHERE scope = $1 AND key = $2""";
-
     /*
-     * A batch's statements take its keys as arrays. Claims are made in key order, so two batches
-     * that share keys wait for each other instead of deadlocking.
+     * One-phase records are written once, DONE with their result, as the last statement of the
+     * transaction whose work they guard. A key held by another transaction makes the insert wait
+     * for it; once that committed, the key is not written and the caller finds that row instead.
+     * Many records take their keys as arrays, in key order, so that two transactions sharing keys
+     * wait for each other instead of deadlocking.
      */
 
-    private static final String CLAIM_ALL = """
-            INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
-            SELECT c.scope, c.key, c.fingerprint, 'PROCESSING', $1, $1, $1, c.expires_at
-            FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS c(scope, key, fingerprint, expires_at)
-            ORDER BY c.scope, c.key
+    private static final String RECORD = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+            VALUES ($1, $2, $3, 'DONE', $4::text::jsonb, $5, $5, $6)
             ON CONFLICT DO NOTHING
             RETURNING scope, key""";
 
-    private static final String COMPLETE_ALL = """
-            UPDATE dedup_record d SET status = 'DONE', result = c.result::jsonb, lease_until = NULL, updated_at = $1
-            FROM unnest($2::text[], $3::text[], $4::text[]) AS c(scope, key, result)
-            WHERE d.scope = c.scope AND d.key = c.key""";
-
-    /** Claims of this transaction whose work was refused: no record is kept, as for a single delivery. */
-    private static final String UNCLAIM_ALL = """
-            DELETE FROM dedup_record d USING unnest($1::text[], $2::text[]) AS c(scope, key)
-            WHERE d.scope = c.scope AND d.key = c.key AND d.status = 'PROCESSING'""";
+    private static final String RECORD_ALL = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+            SELECT r.scope, r.key, r.fingerprint, 'DONE', r.result::jsonb, $1, $1, r.expires_at
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+                AS r(scope, key, fingerprint, result, expires_at)
+            ORDER BY r.key, r.scope
+            ON CONFLICT DO NOTHING
+            RETURNING scope, key""";
 
     private static final String COLUMNS =
             "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
@@ -114,8 +114,8 @@ public class DedupStore {
             LIMIT $2""".formatted(COLUMNS);
 
     /**
-     * Inserts the key as PROCESSING; a concurrent insert of the same key waits for the other
-     * transaction (the unique index arbitrates) unless {@code wait} bounds that wait.
+     * Claims a two-phase key: inserts it PROCESSING; a concurrent insert of the same key waits for
+     * the other transaction (the unique index arbitrates) unless {@code wait} bounds that wait.
      */
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil,
                             Instant expiresAt, Optional<Duration> wait, JsonObject payload) {
@@ -126,59 +126,41 @@ public class DedupStore {
         // the bound goes out right before the claim, pipelined, without waiting for its answer: if
         // it failed, so does the claim, in a transaction Postgres has already aborted
         Uni<Claim> bounded = wait
-                .map(w -> Uni.combine().all().unis(
-                                tx.query("SET LOCAL lock_timeout = '" + Math.max(1, w.toMillis()) + "ms'").execute(),
-                                claim)
+                .map(w -> Uni.combine().all().unis(Transactions.boundLockWaits(tx, w), claim)
                         .asTuple().map(both -> both.getItem2()))
                 .orElse(claim);
         return bounded.onFailure(DedupStore::lockNotAvailable).recoverWithItem(Claim.LOCKED);
     }
 
-    public Uni<Void> complete(SqlConnection tx, IdemRequest request, JsonObject result, Instant now) {
-        return tx.preparedQuery(COMPLETE)
-                .execute(Tuple.of(request.scope(), request.key(), result, ts(now)))
-                .replaceWithVoid();
-    }
-
     /**
-     * Claims every key of {@code requests} at once (one-phase records) and answers the keys this
-     * transaction now owns, as {@link #batchKey}s. Keys must be unique within the call.
+     * Writes the DONE record of each of {@code requests} with its result (encoded JSON) and answers
+     * the keys written, as {@link #batchKey}s; a key another transaction committed is not among
+     * them. Keys must be unique within the call.
      */
-    Uni<Set<String>> claimAll(SqlConnection tx, List<IdemRequest> requests, Instant now, List<Instant> expiresAt) {
-        String[] fingerprints = new String[requests.size()];
-        OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
-        for (int i = 0; i < requests.size(); i++) {
-            fingerprints[i] = requests.get(i).fingerprint();
-            expiries[i] = ts(expiresAt.get(i));
+    Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                               List<Instant> expiresAt) {
+        Uni<RowSet<Row>> written;
+        if (requests.size() == 1) {
+            IdemRequest request = requests.get(0);
+            written = tx.preparedQuery(RECORD).execute(Tuple.of(request.scope(), request.key(), request.fingerprint(),
+                    results.get(0), ts(now), ts(expiresAt.get(0))));
+        } else {
+            String[] fingerprints = new String[requests.size()];
+            OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
+            for (int i = 0; i < requests.size(); i++) {
+                fingerprints[i] = requests.get(i).fingerprint();
+                expiries[i] = ts(expiresAt.get(i));
+            }
+            written = tx.preparedQuery(RECORD_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
+                    .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
+                    .addArrayOfString(fingerprints).addArrayOfString(results.toArray(String[]::new))
+                    .addArrayOfOffsetDateTime(expiries));
         }
-        Tuple args = Tuple.tuple().addOffsetDateTime(ts(now)).addArrayOfString(scopes(requests))
-                .addArrayOfString(keys(requests)).addArrayOfString(fingerprints).addArrayOfOffsetDateTime(expiries);
-        return tx.preparedQuery(CLAIM_ALL).execute(args).map(rows -> {
-            Set<String> claimed = new HashSet<>();
-            rows.forEach(row -> claimed.add(batchKey(row.getString("scope"), row.getString("key"))));
-            return claimed;
+        return written.map(rows -> {
+            Set<String> keys = new HashSet<>();
+            rows.forEach(row -> keys.add(batchKey(row.getString("scope"), row.getString("key"))));
+            return keys;
         });
-    }
-
-    /** DONE with its result (encoded JSON) for every claimed key of {@code requests}. */
-    Uni<Void> completeAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now) {
-        if (requests.isEmpty()) {
-            return Uni.createFrom().voidItem();
-        }
-        return tx.preparedQuery(COMPLETE_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
-                        .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
-                        .addArrayOfString(results.toArray(String[]::new)))
-                .replaceWithVoid();
-    }
-
-    /** Drops this transaction's claims of {@code requests} again. */
-    Uni<Void> unclaimAll(SqlConnection tx, List<IdemRequest> requests) {
-        if (requests.isEmpty()) {
-            return Uni.createFrom().voidItem();
-        }
-        return tx.preparedQuery(UNCLAIM_ALL)
-                .execute(Tuple.tuple().addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)))
-                .replaceWithVoid();
     }
 
     /** The committed records of {@code requests}, by {@link #batchKey}; a key without one is absent. */

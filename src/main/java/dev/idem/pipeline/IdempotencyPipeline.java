@@ -15,12 +15,13 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
- * The one path every entry point takes: Redis pre-check, then a claim on the unique dedup key in
- * the same transaction as the business work, then DONE in Redis once the database committed.
- * Failures of Postgres are not outcomes: they fail the Uni, and the caller retries or answers 503.
+ * The one path every entry point takes: Redis pre-check, then the business work and the key's
+ * dedup record (written once, DONE, on the unique key) in one transaction, then DONE in Redis once
+ * the database committed. The database step goes through {@link GroupCommit}, which lets
+ * deliveries that wait at the same time share one transaction. Failures of Postgres are not
+ * outcomes: they fail the Uni, and the caller retries or answers 503.
  *
  * <p>Work whose effect lies outside the database takes the two-phase variant of the same path
  * ({@link #executeTwoPhase}): the claim commits alone, as PROCESSING under a lease; the effect
@@ -35,6 +36,7 @@ public class IdempotencyPipeline {
     private static final int CLAIM_ATTEMPTS = 2;
 
     private final RedisGuard redis;
+    private final GroupCommit groups;
     private final DedupStore store;
     private final Pool pool;
     private final PipelineConfig config;
@@ -45,10 +47,11 @@ public class IdempotencyPipeline {
     private final TwoPhaseHandlers handlers;
     private final TwoPhaseMetrics twoPhaseMetrics;
 
-    IdempotencyPipeline(RedisGuard redis, DedupStore store, Pool pool, PipelineConfig config,
+    IdempotencyPipeline(RedisGuard redis, GroupCommit groups, DedupStore store, Pool pool, PipelineConfig config,
                         DedupConfig dedup, PipelineMetrics metrics, Clock clock,
                         TwoPhaseConfig twoPhase, TwoPhaseHandlers handlers, TwoPhaseMetrics twoPhaseMetrics) {
         this.redis = redis;
+        this.groups = groups;
         this.store = store;
         this.pool = pool;
         this.config = config;
@@ -60,9 +63,13 @@ public class IdempotencyPipeline {
         this.twoPhaseMetrics = twoPhaseMetrics;
     }
 
+    /**
+     * One-phase mode: {@code work} and the key's record in one transaction. A key Redis did not
+     * claim for this delivery may have its record already: that is looked up before the work runs.
+     */
     public Uni<Outcome> execute(IdemRequest request, Work work) {
-        return guarded(request, () -> transact(request, tx -> decide(tx, request, new OnePhase(request, work),
-                CLAIM_ATTEMPTS)).map(Decision::outcome));
+        return guarded(request, pre ->
+                groups.submit(new GroupTransaction.Pending(request, work, !(pre instanceof PreCheck.Claimed))));
     }
 
     /**
@@ -75,8 +82,9 @@ public class IdempotencyPipeline {
     public Uni<Outcome> executeTwoPhase(IdemRequest request, JsonObject payload) {
         TwoPhaseWork work = handlers.forScope(request.scope()).orElseThrow(() ->
                 new IllegalStateException("no two-phase handler for scope " + request.scope()));
-        return guarded(request, () -> transact(request, tx -> decide(tx, request, new TwoPhase(request, payload),
-                CLAIM_ATTEMPTS)).chain(decision -> decision.acquired() == null
+        TwoPhase claimant = new TwoPhase(request, payload);
+        return guarded(request, pre -> transact(request, tx -> decide(tx, request, claimant, CLAIM_ATTEMPTS))
+                .chain(decision -> decision.acquired() == null
                         ? Uni.createFrom().item(decision.outcome())
                         : attempt(work, decision.acquired())));
     }
@@ -104,23 +112,29 @@ public class IdempotencyPipeline {
         });
     }
 
-    /** Redis first; the database (one transaction or two phases) only when Redis cannot answer. */
-    private Uni<Outcome> guarded(IdemRequest request, Supplier<Uni<Outcome>> database) {
+    /** Redis first; the database, told what Redis found, only when Redis cannot answer. */
+    private Uni<Outcome> guarded(IdemRequest request, Function<PreCheck, Uni<Outcome>> database) {
         return redis.preCheck(request)
                 .chain(pre -> pre instanceof PreCheck.Done done
                         ? Uni.createFrom().item(Verdicts.ofRedis(request, done))
-                        : database.get())
+                        : database.apply(pre))
                 .invoke(outcome -> metrics.outcome(request.scope(), outcome));
     }
 
-    /** One transaction on one connection; Redis hears DONE only after the commit. */
+    /**
+     * One transaction on one connection; Redis hears DONE only after the commit, and the answer
+     * does not wait for Redis: a duplicate meanwhile finds the row.
+     */
     private Uni<Decision> transact(IdemRequest request, Function<SqlConnection, Uni<Decision>> decide) {
         return Transactions.run(pool, decide, decision -> decision.commit())
-                .call(decision -> decision.cacheable() ? redis.markDone(request, decision.stored())
-                        : Uni.createFrom().voidItem());
+                .invoke(decision -> {
+                    if (decision.cacheable()) {
+                        redis.markDone(request, decision.stored()).subscribe().with(ignored -> {});
+                    }
+                });
     }
 
-    private Uni<Decision> decide(SqlConnection tx, IdemRequest request, Claimant claimant, int attemptsLeft) {
+    private Uni<Decision> decide(SqlConnection tx, IdemRequest request, TwoPhase claimant, int attemptsLeft) {
         Instant now = clock.instant();
         Instant leaseUntil = claimant.leaseUntil(now);
         Instant expiresAt = now.plus(config.retention(request.scope(), dedup));
@@ -133,7 +147,7 @@ public class IdempotencyPipeline {
                 });
     }
 
-    private Uni<Decision> existing(SqlConnection tx, IdemRequest request, Claimant claimant, int attemptsLeft) {
+    private Uni<Decision> existing(SqlConnection tx, IdemRequest request, TwoPhase claimant, int attemptsLeft) {
         return store.find(tx, request.scope(), request.key()).chain(found -> {
             if (found.isPresent()) {
                 return claimant.existing(tx, found.get());
@@ -256,48 +270,8 @@ public class IdempotencyPipeline {
         return Verdicts.failedForGood();
     }
 
-    /** What tells the two modes apart once a key is claimed, or found claimed. */
-    private interface Claimant {
-        Instant leaseUntil(Instant now);
-
-        /** Stored with the claim; null for one-phase records. */
-        JsonObject payload();
-
-        Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil);
-
-        Uni<Decision> existing(SqlConnection tx, DedupRecord record);
-    }
-
-    /** Claim, work and DONE in one transaction: the record is never seen PROCESSING by others. */
-    private final class OnePhase implements Claimant {
-        private final IdemRequest request;
-        private final Work work;
-
-        OnePhase(IdemRequest request, Work work) {
-            this.request = request;
-            this.work = work;
-        }
-
-        public Instant leaseUntil(Instant now) {
-            return now;
-        }
-
-        public JsonObject payload() {
-            return null;
-        }
-
-        public Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil) {
-            return work.run(tx).chain(effect -> record(effect,
-                    stored -> store.complete(tx, request, stored, clock.instant()).replaceWith(Boolean.TRUE)));
-        }
-
-        public Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
-            return Uni.createFrom().item(judge(request, record));
-        }
-    }
-
     /** The claim commits alone, under a lease; the effect runs after the commit. */
-    private final class TwoPhase implements Claimant {
+    private final class TwoPhase {
         private final IdemRequest request;
         private final JsonObject payload;
 
@@ -306,20 +280,20 @@ public class IdempotencyPipeline {
             this.payload = payload;
         }
 
-        public Instant leaseUntil(Instant now) {
+        Instant leaseUntil(Instant now) {
             return leaseEnd(now, twoPhase.lease());
         }
 
-        public JsonObject payload() {
+        JsonObject payload() {
             return payload;
         }
 
-        public Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil) {
+        Uni<Decision> claimed(SqlConnection tx, Instant leaseUntil) {
             return Uni.createFrom().item(Decision.acquired(new Lease(request, payload, leaseUntil, 1)));
         }
 
         /** Within its lease the record is IN_FLIGHT; past it, this delivery takes it over. */
-        public Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
+        Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
             boolean hanging = record.status() == DedupRecord.Status.PROCESSING
                     && record.leaseUntil().isBefore(clock.instant());
             if (!hanging || !record.fingerprint().equals(request.fingerprint())) {

@@ -34,7 +34,24 @@ public interface PipelineConfig {
     @WithDefault("1s")
     Duration inFlightRetryAfter();
 
+    /** How deliveries that wait for the database at the same time come to share one transaction. */
+    GroupCommit groupCommit();
+
     Map<String, Scope> scopes();
+
+    interface GroupCommit {
+        /** The most deliveries in one transaction (1: every delivery its own). */
+        @WithDefault("32")
+        int maxSize();
+
+        /**
+         * Transactions of gathered deliveries in flight at once, per event loop. A delivery that
+         * finds them all busy waits for the next one and shares it with whatever else waits; an
+         * idle service starts it at once.
+         */
+        @WithDefault("2")
+        int inFlight();
+    }
 
     interface Scope {
         Optional<Duration> redisTtl();

@@ -1,6 +1,7 @@
 package dev.idem.pipeline;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
@@ -8,7 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counters an operator alerts on. Prometheus names: {@code idem_pipeline_outcomes_total},
- * {@code idem_pipeline_duplicates_total}, {@code idem_redis_degraded_total}.
+ * {@code idem_pipeline_duplicates_total}, {@code idem_redis_degraded_total}; and how deliveries
+ * shared transactions: {@code idem_pipeline_group_size} (deliveries per transaction),
+ * {@code idem_pipeline_group_retries_total{reason}} (transactions run again without a delivery
+ * that met another's record, or delivery by delivery after an error).
  */
 @ApplicationScoped
 public class PipelineMetrics {
@@ -18,8 +22,25 @@ public class PipelineMetrics {
     private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
     private final Map<String, Counter> duplicates = new ConcurrentHashMap<>();
 
+    private final DistributionSummary groupSizes;
+
     PipelineMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.groupSizes = DistributionSummary.builder("idem.pipeline.group.size")
+                .description("One-phase deliveries per database transaction")
+                .register(registry);
+    }
+
+    void groupSize(int deliveries) {
+        groupSizes.record(deliveries);
+    }
+
+    void groupRetried(String reason) {
+        Counter.builder("idem.pipeline.group.retries")
+                .description("Group transactions run again: without a delivery that met another's record (conflict), "
+                        + "or delivery by delivery after an error (error)")
+                .tag("reason", reason)
+                .register(registry).increment();
     }
 
     void outcome(String scope, Outcome outcome) {

@@ -106,7 +106,11 @@ class RedisGuard {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, JsonObject result) {
-        return loops.current().send(set(request, doneValue(request, JsonText.encode(result))))
+        return markDone(request, JsonText.encode(result));
+    }
+
+    private Uni<Void> markDone(IdemRequest request, String result) {
+        return loops.current().send(set(request, doneValue(request, result)))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .<Void>replaceWithVoid()
                 .onFailure().recoverWithItem(failure -> {
@@ -115,10 +119,13 @@ class RedisGuard {
                 });
     }
 
-    /** {@link #markDone} for a batch's keys and results (encoded JSON), in one script call. */
+    /** {@link #markDone} for many keys and their results (encoded JSON), in one script call. */
     Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results) {
         if (requests.isEmpty()) {
             return Uni.createFrom().voidItem();
+        }
+        if (requests.size() == 1) {
+            return markDone(requests.get(0), results.get(0));
         }
         Request script = script(MARK_DONE_ALL, requests);
         for (int i = 0; i < requests.size(); i++) {

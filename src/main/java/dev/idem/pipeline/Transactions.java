@@ -4,6 +4,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Transaction;
+import java.time.Duration;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -22,6 +23,14 @@ final class Transactions {
                 .call(begun -> commit.test(begun.getItem2()) ? begun.getItem1().commit() : begun.getItem1().rollback())
                 .map(begun -> begun.getItem2())
                 .onFailure().call(() -> rollbackQuietly(conn.transaction())));
+    }
+
+    /**
+     * Bounds every lock wait of the transaction to {@code wait}: past it the statement fails with
+     * {@code lock_not_available} (55P03), which callers answer as IN_FLIGHT.
+     */
+    static Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
+        return tx.query("SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'").execute().replaceWithVoid();
     }
 
     /** {@code tx} is null when BEGIN itself never went out. */

@@ -111,22 +111,27 @@ class IdempotentBatchTest {
     }
 
     @Test
-    void aKeyReusedWithOtherContentIsToldApartFromItsNeighbours() {
+    void aKeyReusedWithOtherContentIsToldApartFromItsNeighboursAndLeavesNothing() {
         String user = "batch-" + UUID.randomUUID();
         String key = user + "-reused";
         batch.execute(List.of(grant(key, user))).await().atMost(Duration.ofSeconds(30));
 
+        // the other content's work writes a coupon of its own: nothing of it may remain
         IdemRequest other = new IdemRequest(SCOPE, key, IdemRequest.fingerprint("other content"));
-        List<Outcome> outcomes = batch.execute(List.of(
-                        new IdempotentBatch.Item(other, tx -> Uni.createFrom().failure(new AssertionError("never run"))),
-                        grant(user + "-fresh", user)))
+        IdempotentBatch.Item reused = new IdempotentBatch.Item(other, grant(key + "-other", user).work());
+        List<Outcome> outcomes = batch.execute(List.of(reused, grant(user + "-fresh", user)))
                 .await().atMost(Duration.ofSeconds(30));
         assertInstanceOf(Outcome.KeyReused.class, outcomes.get(0));
         assertInstanceOf(Outcome.Processed.class, outcomes.get(1));
+        // Redis forgot: the work runs, meets the key's record and is rolled back
         redis.execute("FLUSHDB");
-        assertInstanceOf(Outcome.KeyReused.class, batch.execute(List.of(
-                        new IdempotentBatch.Item(other, tx -> Uni.createFrom().failure(new AssertionError("never run")))))
-                .await().atMost(Duration.ofSeconds(30)).get(0));
+        List<Outcome> again = batch.execute(List.of(reused, grant(user + "-fresh-2", user)))
+                .await().atMost(Duration.ofSeconds(30));
+        assertInstanceOf(Outcome.KeyReused.class, again.get(0));
+        assertInstanceOf(Outcome.Processed.class, again.get(1));
+        Db db = new Db(pool);
+        assertEquals(0, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", key + "-other"));
+        assertEquals(3, db.count("SELECT count(*) FROM coupons WHERE user_id = $1", user));
     }
 
     @Test

@@ -19,6 +19,7 @@ class RetentionGuardTest {
         public Duration redisBudget() { return Duration.ofMillis(100); }
         public Duration redisBatchBudget() { return Duration.ofSeconds(1); }
         public Duration inFlightRetryAfter() { return Duration.ofSeconds(1); }
+        public GroupCommit groupCommit() { return null; }
     }
 
     static Scope scope(String ttl, String retention) {
