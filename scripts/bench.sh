@@ -15,7 +15,10 @@
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_COUPONS_PIPELINE=false): the same grants without the pipeline;
-#   7. the table with ratios on stdout, JSON in target/bench/<run>.json and target/bench/latest.json.
+#   7. comparison services (BENCH_PEERS below): each, then idem, alone on the machine, on a fresh
+#      database of its own, after the same warm-up, at the same fixed concurrencies;
+#   8. the table with ratios on stdout (idem ÷ each comparison service too), JSON in
+#      target/bench/<run>.json and target/bench/latest.json.
 #
 # Every service it starts is stopped again, and the rows it wrote are deleted (BENCH_KEEP_DATA=1
 # keeps them). Settings (environment):
@@ -37,12 +40,56 @@
 #                             (its jar from Maven Central, once, into .idem/); the table then gives
 #                             the CPU per request of every step, target/bench/<run>/profile/ its
 #                             stacks (collapsed, for flame graphs). Costs the service a few per cent
-#   BENCH_PARTS="limits http kafka"   the parts to run: the machine's limits (pgbench,
-#                             redis-benchmark), the HTTP ramps, the Kafka grants and latencies;
-#                             a ratio whose two sides did not both run is n/a
+#   BENCH_PARTS="limits http kafka peers"   the parts to run: the machine's limits (pgbench,
+#                             redis-benchmark), the HTTP ramps, the Kafka grants and latencies,
+#                             the comparison services; a ratio whose two sides did not both run is n/a
+#   BENCH_QUICK=1             a smoke run: unless they are set, BENCH_SECONDS=3, BENCH_WARMUP_SECONDS=2
+#                             and the comparison's warm-ups 6 s and 3 s (the figures then mean nothing)
 #   BENCH_KAFKA_WARMUP=20000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
 #                             grants before each Kafka measurement, and the bounds (seconds) of the
 #                             waits for the consumer group, for N grants and for the latency coupons
+#
+# Comparison services (part "peers"): other implementations of the same HTTP contract, driven by
+# the same load generator in the same run, one at a time (a service the bench does not start
+# stays up, idle, while the others are measured):
+#   BENCH_PEERS               name=[kinds@]url,... for example
+#                               blocking=callbacks@http://127.0.0.1:18090,guarded=keys@http://127.0.0.1:18095
+#                             kinds: callbacks (first-delivery signed callbacks, then duplicates),
+#                             keys (Idempotency-Key first executions, then replays) or callbacks+keys.
+#                             Without kinds the bench asks the service: an unsigned callback answered
+#                             401 → callbacks; one key sent twice answered 201, then 201 with
+#                             Idempotent-Replayed: true and the same order → keys (the probe's order
+#                             stays in its database)
+#   BENCH_PEER_START_<name>   the command (bash -c) that starts that service. The bench then makes a
+#                             fresh database for it and exports BENCH_PEER_PORT (the URL's port, which
+#                             must be free), BENCH_PEER_DB, BENCH_PEER_DB_USER, BENCH_PEER_DB_PASSWORD,
+#                             BENCH_PEER_REDIS_DB (the bench's own Redis database, flushed before each
+#                             service) and BENCH_SECRET (the callbacks' signing secret); it starts the
+#                             command in a process group of its own, waits until the URL answers HTTP
+#                             (any status, 120 s at most), measures, and stops the group. Without it
+#                             the service is measured as it runs, and the output says that its
+#                             database is not fresh. For example (in single quotes: the variables are
+#                             the bench's, expanded when it runs the command)
+#                               BENCH_PEER_START_blocking='HTTP_PORT=$BENCH_PEER_PORT
+#                                 DB_URL=jdbc:postgresql://127.0.0.1:5432/$BENCH_PEER_DB DB_USER=$BENCH_PEER_DB_USER
+#                                 DB_PASSWORD=$BENCH_PEER_DB_PASSWORD REDIS_DATABASE=$BENCH_PEER_REDIS_DB
+#                                 CALLBACK_SECRET=$BENCH_SECRET exec java -jar /path/to/the-service.jar'
+#   BENCH_PEER_SECRET_<name>  the callbacks' secret of a service measured as it runs (default: the
+#                             bench's own, bench-secret)
+#   BENCH_PEER_DB_OWNER=app, BENCH_PEER_DB_PASSWORD=app   the owner of the fresh databases (the role
+#                             must exist); the load generator logs in as it to ANALYZE after a warm-up
+#   BENCH_PG_ADMIN=postgres   the superuser that creates and drops those databases, over TCP where it
+#                             logs in without a prompt (trust, PGPASSWORD), else the postgres OS user
+#   BENCH_PEER_CONCURRENCY="8 32 128"   the fixed concurrencies: one step of BENCH_SECONDS at each
+#   BENCH_PEER_WARMUP_CALLBACKS=120, BENCH_PEER_WARMUP_KEYS=30   seconds of warm-up of every service
+#                             before its callbacks and before its Idempotency-Key steps (not counted)
+#   BENCH_LOAD_LOOPS=1, BENCH_LOAD_MAX_LOOPS=4   the load generator's event loops in the comparison:
+#                             a step in which one of its threads took over 0.85 core runs again with
+#                             twice the loops (up to the max), the faster try is kept, and the output
+#                             names every such step
+# idem runs after them, as service A runs (outbox relay off), on a fresh database of its own that
+# its Flyway migrates, measured on every kind a comparison service was measured on. The fresh
+# databases are dropped at the end unless BENCH_KEEP_DATA=1.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,6 +108,9 @@ REDIS_DB=6
 SECRET=bench-secret
 ADMIN_TOKEN=bench-admin
 
+if [[ ${BENCH_QUICK:-0} == 1 ]]; then
+  : "${BENCH_SECONDS:=3}" "${BENCH_WARMUP_SECONDS:=2}" "${BENCH_PEER_WARMUP_CALLBACKS:=6}" "${BENCH_PEER_WARMUP_KEYS:=3}"
+fi
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
 export BENCH_WARMUP_SECONDS="${BENCH_WARMUP_SECONDS:-5}"
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}"
@@ -80,7 +130,16 @@ PROFILER_VERSION=4.1
 PROFILER_INTERVAL_MS=1
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
-BENCH_PARTS="${BENCH_PARTS:-limits http kafka}"
+BENCH_PARTS="${BENCH_PARTS:-limits http kafka peers}"
+BENCH_PEERS="${BENCH_PEERS:-}"
+BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
+BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
+BENCH_PG_ADMIN="${BENCH_PG_ADMIN:-postgres}"
+export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}"
+export BENCH_PEER_WARMUP_CALLBACKS="${BENCH_PEER_WARMUP_CALLBACKS:-120}"
+export BENCH_PEER_WARMUP_KEYS="${BENCH_PEER_WARMUP_KEYS:-30}"
+export BENCH_LOAD_LOOPS="${BENCH_LOAD_LOOPS:-1}"
+export BENCH_LOAD_MAX_LOOPS="${BENCH_LOAD_MAX_LOOPS:-4}"
 
 RUN="$(date -u +%Y%m%d%H%M%S)"
 BENCH_DIR="$ROOT/target/bench"
@@ -179,12 +238,17 @@ start_service() {
   log "service $name: ready after $(((t1 - t0) / 1000000)) ms (pid $SERVICE_PID)"
 }
 
+# stop_child <pid, or -pgid for its process group> <label>: SIGTERM, SIGKILL after 30 s, reaped
+stop_child() {
+  stop_pid "$1" 30 "$2"
+  wait "${1#-}" 2>/dev/null || true
+}
+
 stop_service() {
   local pid=$SERVICE_PID
   [[ -n $pid ]] || return 0
   SERVICE_PID=""
-  stop_pid "$pid" 30 "service"
-  wait "$pid" 2>/dev/null || true
+  stop_child "$pid" service
 }
 
 bench_java() {
@@ -293,7 +357,7 @@ DELETE FROM payment_anomaly WHERE trade_no LIKE 'bench-$RUN%';
 DELETE FROM orders WHERE id IN (SELECT id FROM bench_orders);
 COMMIT;
 SQL
-  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null 2>&1 || true
+  flush_bench_redis
 }
 
 # ------------------------------------------------------------------------------ limits
@@ -595,6 +659,216 @@ kafka_part() {
   fi
 }
 
+# ------------------------------------------------------------------------------ comparison services
+
+PEER_NAMES=()
+PEER_KINDS=()
+PEER_URLS=()
+# read_peers: BENCH_PEERS into PEER_NAMES, PEER_KINDS (auto when not given) and PEER_URLS, checked
+# before anything runs, so that a typo does not surface after the other parts' minutes
+read_peers() {
+  local spec specs=() name
+  IFS=',' read -ra specs <<<"$BENCH_PEERS"
+  for spec in "${specs[@]}"; do
+    [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys|keys\+callbacks)@)?(http://[^/]+)/?$ ]] ||
+      die "BENCH_PEERS: cannot read '$spec' (name=[callbacks|keys|callbacks+keys@]http://host:port)"
+    name=${BASH_REMATCH[1]}
+    [[ $name != idem && " ${PEER_NAMES[*]} " != *" $name "* ]] || die "BENCH_PEERS: the name $name is taken"
+    PEER_NAMES+=("$name")
+    PEER_KINDS+=("${BASH_REMATCH[3]:-auto}")
+    PEER_URLS+=("${BASH_REMATCH[4]}")
+  done
+}
+
+url_authority() {
+  local rest=${1#*://}
+  printf '%s\n' "${rest%%/*}"
+}
+
+url_port() {
+  local authority
+  authority="$(url_authority "$1")"
+  if [[ $authority == *:* ]]; then printf '%s\n' "${authority##*:}"; else echo 80; fi
+}
+
+# listener_pid <url>: the process listening on the URL's port when the URL is on this machine, so
+# that its CPU counts as the service's; nothing otherwise
+listener_pid() {
+  case "$(url_authority "$1")" in
+    127.0.0.1:* | localhost:*) ;;
+    *) return 0 ;;
+  esac
+  ss -Hltnp "sport = :$(url_port "$1")" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || true
+}
+
+flush_bench_redis() {
+  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null 2>&1 || true
+}
+
+PG_ADMIN=()
+# pg_admin <psql arguments>: psql into the database postgres as a superuser, which may create
+# databases owned by another role: BENCH_PG_ADMIN over TCP where it logs in without a prompt, else
+# the postgres OS user over the local socket (Debian's peer authentication)
+pg_admin() {
+  if ((${#PG_ADMIN[@]} == 0)); then
+    local socket="sudo -n -u postgres psql" way
+    [[ $EUID -ne 0 ]] || socket="runuser -u postgres -- psql"
+    for way in "psql -w -h $HOST -U $BENCH_PG_ADMIN" "$socket"; do
+      read -ra PG_ADMIN <<<"$way"
+      [[ "$(cd / && "${PG_ADMIN[@]}" -X -A -t -p "$PG_PORT" -d postgres -c 'SELECT 1' 2>/dev/null </dev/null)" == 1 ]] && break
+      PG_ADMIN=()
+    done
+    if ((${#PG_ADMIN[@]} == 0)); then
+      log "cannot connect to Postgres as a superuser (BENCH_PG_ADMIN=$BENCH_PG_ADMIN, or the postgres OS user)"
+      return 1
+    fi
+  fi
+  (cd / && "${PG_ADMIN[@]}" -X -q -A -t -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres "$@" </dev/null)
+}
+
+FRESH_DB=""
+FRESH_DBS=()
+# fresh_db <name> <owner>: creates the database bench_<run>_<name>, owned by <owner>, as FRESH_DB
+fresh_db() {
+  local role
+  FRESH_DB="bench_${RUN}_${1,,}"
+  role="$(pg_admin -c "SELECT 1 FROM pg_roles WHERE rolname = '$2'")" || return 1
+  if [[ -z $role ]]; then
+    log "the role $2 does not exist: create it (CREATE ROLE $2 LOGIN PASSWORD '…'), or set BENCH_PEER_DB_OWNER"
+    return 1
+  fi
+  pg_admin -c "CREATE DATABASE $FRESH_DB OWNER $2" >/dev/null || return 1
+  FRESH_DBS+=("$FRESH_DB")
+  log "fresh database $FRESH_DB (owner $2)"
+}
+
+drop_fresh_dbs() {
+  local db
+  ((${#FRESH_DBS[@]})) || return 0
+  if [[ $BENCH_KEEP_DATA == 1 ]]; then
+    log "keeping the comparison's databases: ${FRESH_DBS[*]}"
+  else
+    log "dropping the comparison's databases: ${FRESH_DBS[*]}"
+    for db in "${FRESH_DBS[@]}"; do
+      pg_admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || log "warning: could not drop database $db"
+    done
+  fi
+  FRESH_DBS=()
+}
+
+PEER_PID=""
+# start_peer <name> <url> <command>: runs the command with the BENCH_PEER_* variables (database
+# FRESH_DB) in a process group of its own, until the URL answers HTTP with any status: a
+# comparison service may have no health endpoint
+start_peer() {
+  local name=$1 url=$2 command=$3 port log_file code i t0
+  port="$(url_port "$url")"
+  if port_open "$port"; then
+    log "comparison service $name: something listens on port $port already; stop it, or unset BENCH_PEER_START_$name to measure it as it runs"
+    return 1
+  fi
+  log_file="$OUT/peer-$name.log"
+  log "comparison service $name: starting it on port $port (log ${log_file#"$ROOT/"})"
+  t0=$SECONDS
+  BENCH_PEER_PORT=$port BENCH_PEER_DB=$FRESH_DB BENCH_PEER_DB_USER=$BENCH_PEER_DB_OWNER \
+    BENCH_PEER_DB_PASSWORD=$BENCH_PEER_DB_PASSWORD BENCH_PEER_REDIS_DB=$REDIS_DB \
+    setsid bash -c "$command" </dev/null >"$log_file" 2>&1 8>&- &
+  PEER_PID=$!
+  for ((i = 0; i < 1200; i++)); do
+    kill -0 "$PEER_PID" 2>/dev/null || break
+    code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url/" 2>/dev/null || true)"
+    if [[ -n $code && $code != 000 ]]; then
+      log "comparison service $name: answering after $((SECONDS - t0)) s"
+      return 0
+    fi
+    sleep 0.1
+  done
+  tail -n 20 "$log_file" >&2 || true
+  log "comparison service $name did not answer at $url; see ${log_file#"$ROOT/"}"
+  stop_peer
+  return 1
+}
+
+# stop_peer: its whole process group, the command and whatever it started
+stop_peer() {
+  local pid=$PEER_PID
+  [[ -n $pid ]] || return 0
+  PEER_PID=""
+  stop_child "-$pid" "comparison service"
+}
+
+# compare <name> <url> <pid> <kinds> <started: bench|no> [option value]...: the load generator
+# measures one service of the comparison into compare-<name>.json
+compare() {
+  local name=$1 url=$2 pid=$3 kinds=$4 started=$5
+  shift 5
+  phase "comparison: $name" bench_java compare --name "$name" --url "$url" --pid "${pid:-0}" --kinds "$kinds" \
+    --run "$RUN" --started "$started" --out "$OUT/compare-$name.json" "$@"
+}
+
+# fresh_db_options: the load generator's way into FRESH_DB, as <user> <password>
+fresh_db_options() {
+  printf '%s\n' --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user "$1" --db-password "$2"
+}
+
+# not_measured <name> <url> <why>: what the report says of a service of the comparison instead of its figures
+not_measured() {
+  jq -n --arg name "$1" --arg url "$2" --arg error "$3" '{name: $name, url: $url, error: $error}' >"$OUT/compare-$1.json"
+}
+
+# peer_one <name> <kinds> <url>: one comparison service, started on a fresh database where
+# BENCH_PEER_START_<name> says how, else measured as it runs
+peer_one() {
+  local name=$1 kinds=$2 url=$3 start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1" fresh=() started=no
+  flush_bench_redis
+  if [[ -n ${!start:-} ]]; then
+    if ! fresh_db "$name" "$BENCH_PEER_DB_OWNER" || ! start_peer "$name" "$url" "${!start}"; then
+      not_measured "$name" "$url" "did not start (see the log)"
+      FAILED+=("comparison service $name start")
+      return 0
+    fi
+    mapfile -t fresh < <(fresh_db_options "$BENCH_PEER_DB_OWNER" "$BENCH_PEER_DB_PASSWORD")
+    started=bench
+  else
+    log "comparison service $name: no BENCH_PEER_START_$name, so it is measured as it runs at $url: its database is not fresh"
+  fi
+  compare "$name" "$url" "$(listener_pid "$url")" "$kinds" "$started" --secret "${!secret:-$SECRET}" "${fresh[@]}" || true
+  stop_peer
+}
+
+# The comparison services one after the other, then idem on every kind of request they were
+# measured on; compare.json lists them for the report.
+peers_part() {
+  local i kinds=() union fresh=()
+  if ((${#PEER_NAMES[@]} == 0)); then
+    log "no comparison services (BENCH_PEERS is empty): nothing to compare"
+    return 0
+  fi
+  for i in "${!PEER_NAMES[@]}"; do
+    peer_one "${PEER_NAMES[$i]}" "${PEER_KINDS[$i]}" "${PEER_URLS[$i]}"
+    mapfile -t -O "${#kinds[@]}" kinds < <(jq -r '(.kinds // [])[]' "$OUT/compare-${PEER_NAMES[$i]}.json" 2>/dev/null)
+  done
+  union="$(printf '%s\n' "${kinds[@]}" | sed '/^$/d' | sort -u | paste -sd+ -)"
+  if [[ -z $union ]]; then
+    log "no comparison service was measured on anything: idem is not measured either"
+    not_measured idem "" "no comparison service was measured on anything"
+  else
+    flush_bench_redis
+    if fresh_db idem "$DB_USER" && start_service compare IDEM_OUTBOX_RELAY_ENABLED=false \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
+      QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"; then
+      mapfile -t fresh < <(fresh_db_options "$DB_USER" "$DB_PASSWORD")
+      compare idem "http://$HOST:$PORT" "$SERVICE_PID" "$union" bench "${fresh[@]}" || true
+      stop_service
+    fi
+  fi
+  jq -n --arg concurrency "$BENCH_PEER_CONCURRENCY" --arg seconds "$BENCH_SECONDS" \
+    --arg callbacks "$BENCH_PEER_WARMUP_CALLBACKS" --arg keys "$BENCH_PEER_WARMUP_KEYS" \
+    '{peers: $ARGS.positional, concurrency: $concurrency, stepSeconds: ($seconds | tonumber),
+      warmupCallbacksSeconds: ($callbacks | tonumber), warmupKeysSeconds: ($keys | tonumber)}' \
+    --args "${PEER_NAMES[@]}" >"$OUT/compare.json"
+}
+
 write_meta() {
   local commit dirty="" busy="" item
   commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -641,8 +915,10 @@ write_meta() {
 cleanup() {
   local rc=$?
   stop_service
+  stop_peer
   drop_scratch
   cleanup_data
+  drop_fresh_dbs
   rm -rf "$APP"
   rmdir "$OUT" 2>/dev/null || true # nothing measured
   exit "$rc"
@@ -657,6 +933,7 @@ main() {
   mkdir -p "$OUT"
   trap cleanup EXIT
   trap 'exit 130' INT TERM
+  if part peers; then read_peers; fi
   LOAD_AT_START="$(cut -d' ' -f1-3 /proc/loadavg)"
   log "run $RUN: $(nproc) cores, load average $LOAD_AT_START; step ${BENCH_SECONDS}s, ramp $BENCH_CONCURRENCY"
 
@@ -691,8 +968,11 @@ main() {
   ./mvnw -B -q -f bench/pom.xml package
 
   redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null
-  phase "schema" migrate_once || true
-  vacuum_tables
+  # the comparison alone (BENCH_PARTS=peers) runs on fresh databases only
+  if part limits || part http || part kafka; then
+    phase "schema" migrate_once || true
+    vacuum_tables
+  fi
   DATA_WRITTEN=1
 
   if part limits; then
@@ -702,7 +982,9 @@ main() {
   fi
   if part http; then http_part; fi
   if part kafka; then kafka_part; fi
+  if part peers; then peers_part; fi
   cleanup_data
+  drop_fresh_dbs
   note_busy "the end of the run"
 
   write_meta

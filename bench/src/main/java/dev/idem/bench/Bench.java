@@ -14,6 +14,9 @@ import java.util.Arrays;
  *                                                      coupon grants/s through Kafka
  *   latency --port P --pid PID --run RUN --rate R --out F
  *                                                      callback → coupon latency at a fixed rate
+ *   compare --name N --url U --pid PID --kinds K --run RUN --started bench|no --out F ...
+ *                                                      one service of the comparison with idem
+ *                                                      ({@link Compare})
  *   profile --dir D --interval-ms MS                   cuts the service's CPU profile of the
  *                                                      HTTP part by step ({@link Profile})
  *   report  --dir D --out F --latest F --table F       merges the parts, prints the table
@@ -28,7 +31,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: bench http|kafka|latency|profile|report|chaos [--option value]...");
+            System.err.println("usage: bench http|kafka|latency|compare|profile|report|chaos [--option value]...");
             System.exit(2);
         }
         Args args = Args.parse(Arrays.copyOfRange(argv, 1, argv.length));
@@ -37,6 +40,7 @@ public final class Bench {
             case "http" -> HttpPhases.run(settings, args);
             case "kafka" -> KafkaPhases.grants(settings, args);
             case "latency" -> KafkaPhases.latency(settings, args);
+            case "compare" -> Compare.run(settings, args);
             case "chaos" -> Chaos.run(settings, args);
             case "profile" -> Profile.run(args);
             case "report" -> Report.run(args);

@@ -12,11 +12,15 @@ final class Db {
     private Db() {}
 
     static Connection connect(Settings settings) throws SQLException {
+        return connect(settings.jdbcUrl(), settings.jdbcUser(), settings.jdbcPassword());
+    }
+
+    static Connection connect(String url, String user, String password) throws SQLException {
         Properties props = new Properties();
-        props.setProperty("user", settings.jdbcUser());
-        props.setProperty("password", settings.jdbcPassword());
+        props.setProperty("user", user);
+        props.setProperty("password", password);
         props.setProperty("ApplicationName", "idem-bench");
-        return DriverManager.getConnection(settings.jdbcUrl(), props);
+        return DriverManager.getConnection(url, props);
     }
 
     /**
@@ -27,13 +31,30 @@ final class Db {
      * table, and a warm-up round times those scans instead of warming the service.
      */
     static void analyze(Settings settings, String after) {
+        analyze(() -> connect(settings), "ANALYZE dedup_record, orders, outbox_event, coupons, payment_anomaly",
+                "the service's tables after " + after);
+    }
+
+    /**
+     * ANALYZE of every table of a database, as its owner: a comparison's fresh database after the
+     * warm-up, whatever tables the service there made, for the reason above; each service of a
+     * comparison gets it at the same point.
+     */
+    static void analyzeAll(String url, String user, String password, String after) {
+        analyze(() -> connect(url, user, password), "ANALYZE", "the database after " + after);
+    }
+
+    private interface Connector {
+        Connection open() throws SQLException;
+    }
+
+    private static void analyze(Connector connector, String statement, String what) {
         long start = System.nanoTime();
-        try (Connection db = connect(settings); Statement sql = db.createStatement()) {
-            sql.execute("ANALYZE dedup_record, orders, outbox_event, coupons, payment_anomaly");
-            Progress.say(String.format("analyzed the service's tables after %s (%.1f s)", after,
-                    (System.nanoTime() - start) / 1e9));
+        try (Connection db = connector.open(); Statement sql = db.createStatement()) {
+            sql.execute(statement);
+            Progress.say(String.format("analyzed %s (%.1f s)", what, (System.nanoTime() - start) / 1e9));
         } catch (SQLException e) {
-            Progress.say("warning: ANALYZE after " + after + " failed: " + e.getMessage());
+            Progress.say("warning: ANALYZE of " + what + " failed: " + e.getMessage());
         }
     }
 }

@@ -4,6 +4,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
@@ -18,6 +19,11 @@ import org.HdrHistogram.Histogram;
  * HTTP load on one Vert.x event loop (one core at most, so the service keeps the rest): a closed
  * loop of {@code c} requests always in flight, or an open loop at a fixed rate. Latencies go into
  * an HdrHistogram in microseconds.
+ *
+ * <p>With {@link #loops(int)} above one, the connections are spread over that many event loops,
+ * which then do the sockets and the HTTP codec, while the ops still run on the one loop they were
+ * called from (Vert.x answers a request on the context that sent it): so the ops need no locking
+ * whatever the loops, and a load generator whose single loop was the cap can go further.
  */
 final class Load implements AutoCloseable {
 
@@ -34,21 +40,38 @@ final class Load implements AutoCloseable {
 
     private final Vertx vertx;
     private final Context context;
+    private final String host;
     private final int port;
     private final Proc proc;
+    private final int maxLoops;
+    private int loops = 1;
 
     Load(int port, Proc proc) {
-        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
+        this("127.0.0.1", port, proc, 1);
+    }
+
+    /** Load on {@code host:port}, able to use up to {@code maxLoops} event loops. */
+    Load(String host, int port, Proc proc, int maxLoops) {
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(maxLoops).setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2).setPreferNativeTransport(false));
         this.context = vertx.getOrCreateContext();
+        this.host = host;
         this.port = port;
         this.proc = proc;
+        this.maxLoops = maxLoops;
+    }
+
+    /** The event loops the next steps' connections use (1 to the {@code maxLoops} given). */
+    void loops(int loops) {
+        this.loops = Math.max(1, Math.min(loops, maxLoops));
     }
 
     WebClient client(int connections) {
         return WebClient.create(vertx, new WebClientOptions()
-                .setDefaultHost("127.0.0.1")
+                .setDefaultHost(host)
                 .setDefaultPort(port)
+                // 0: the calling loop itself, as with one loop
+                .setPoolEventLoopSize(loops > 1 ? loops : 0)
                 .setKeepAlive(true)
                 .setPipelining(false)
                 .setMaxPoolSize(connections)
@@ -73,6 +96,9 @@ final class Load implements AutoCloseable {
         final Histogram latency = new Histogram(MAX_MICROS, 3);
         final Map<String, Integer> failures = new LinkedHashMap<>();
         Proc.CpuUse cpu;
+        int loops = 1;
+        // the tries of a step run again with more event loops (Compare), or null
+        JsonArray tries;
 
         Step(String name, int concurrency, double targetRate) {
             this.name = name;
@@ -113,6 +139,10 @@ final class Load implements AutoCloseable {
             if (cpu != null) {
                 json.put("cores", cpu.toJson());
             }
+            json.put("loadLoops", loops);
+            if (tries != null) {
+                json.put("loadTries", tries);
+            }
             if (!failures.isEmpty()) {
                 JsonObject f = new JsonObject();
                 failures.forEach(f::put);
@@ -122,8 +152,9 @@ final class Load implements AutoCloseable {
         }
 
         String line() {
-            return String.format("%-22s c=%-3d %9.1f/s  p50 %7.2f ms  p99 %7.2f ms  failed %d%s%s", name, concurrency,
+            return String.format("%-22s c=%-3d %9.1f/s  p50 %7.2f ms  p99 %7.2f ms  failed %d%s%s%s", name, concurrency,
                     rate(), ms(50), ms(99), failed,
+                    loops > 1 ? "  " + loops + " loops" : "",
                     cpu == null ? "" : "  " + cpu.line(),
                     exhausted ? "  (supply exhausted)" : "");
         }
@@ -139,6 +170,7 @@ final class Load implements AutoCloseable {
     /** {@code c} requests in flight for {@code seconds}, or until the op runs dry. */
     Step closed(String name, int c, double seconds, Op op) {
         Step step = new Step(name, c, 0);
+        step.loops = loops;
         WebClient client = client(c);
         CompletableFuture<Step> done = new CompletableFuture<>();
         Proc.CpuSnapshot cpu = proc.cpu();
@@ -244,6 +276,7 @@ final class Load implements AutoCloseable {
      */
     Step open(String name, double rate, double seconds, int maxInFlight, Op op) {
         Step step = new Step(name, maxInFlight, rate);
+        step.loops = loops;
         WebClient client = client(maxInFlight);
         CompletableFuture<Step> done = new CompletableFuture<>();
         Proc.CpuSnapshot cpu = proc.cpu();

@@ -77,7 +77,7 @@ final class Ops {
                 if (response.getHeader("Idempotent-Replayed") != null) {
                     return "a new key was answered as a replay";
                 }
-                pool.orders.add(new Order(key, response.bodyAsJsonObject().getString("orderId"), amountOf(key)));
+                pool.orders.add(new Order(key, orderId(response), amountOf(key)));
                 return null;
             });
         };
@@ -98,9 +98,19 @@ final class Ops {
                 if (!"true".equals(response.getHeader("Idempotent-Replayed"))) {
                     return "replay without Idempotent-Replayed";
                 }
-                return response.bodyAsString().contains(order.id()) ? null : "replay answered another order";
+                return orderId(response).equals(order.id()) ? null : "replay answered another order";
             });
         };
+    }
+
+    /**
+     * The order id of an answer, whether the service sends it as a string (idem's UUIDs) or as a
+     * number (a comparison service's serial id): compared whole, since a short number also stands
+     * inside other members.
+     */
+    static String orderId(HttpResponse<Buffer> response) {
+        JsonObject order = response.bodyAsJsonObject();
+        return order == null ? "" : String.valueOf(order.getValue("orderId"));
     }
 
     static Future<HttpResponse<Buffer>> submit(WebClient client, String user, int key) {

@@ -20,6 +20,7 @@ final class Proc {
 
     private static final long SELF = ProcessHandle.current().pid();
 
+    /** The service's pid; 0 when it is not known (a comparison service on another machine). */
     private final long pid;
     private final Map<Long, String> groups = new ConcurrentHashMap<>();
     private final int clockTicks;
@@ -37,8 +38,9 @@ final class Proc {
         sampler.scheduleAtFixedRate(() -> rssMaxKb.accumulateAndGet(rssKb(), Math::max), 0, 250, TimeUnit.MILLISECONDS);
     }
 
+    /** Whether the service still runs; always true when its pid is not known. */
     boolean alive() {
-        return Files.exists(Path.of("/proc/" + pid + "/status"));
+        return pid <= 0 || Files.exists(Path.of("/proc/" + pid + "/status"));
     }
 
     /** VmRSS in kB, or 0 when the process is gone. */
@@ -74,9 +76,15 @@ final class Proc {
      */
     static final String[] SERVICE_PARTS = {"serviceJit", "serviceGc"};
 
+    /**
+     * The load generator's busiest thread, in cores: an event loop near 1.00 is what caps the load,
+     * whatever the process's total says.
+     */
+    static final String LOAD_BUSIEST_THREAD = "loadGeneratorBusiestThread";
+
     /** CPU time counters at one instant, to be subtracted from a later snapshot. */
-    record CpuSnapshot(long nanos, Map<Long, Double> seconds, Map<String, Double> serviceParts, long machineBusy,
-                       long machineTotal) {}
+    record CpuSnapshot(long nanos, Map<Long, Double> seconds, Map<String, Double> serviceParts,
+                       Map<Long, Double> loadThreads, long machineBusy, long machineTotal) {}
 
     /** Cores used over an interval by each group, and how busy the whole machine was. */
     record CpuUse(Map<String, Double> cores, double machineBusyPercent) {
@@ -92,15 +100,16 @@ final class Proc {
             for (String part : SERVICE_PARTS) {
                 json.put(part, Load.round(of(part), 2));
             }
+            json.put(LOAD_BUSIEST_THREAD, Load.round(of(LOAD_BUSIEST_THREAD), 2));
             return json.put("machineBusyPercent", Load.round(machineBusyPercent, 1));
         }
 
         String line() {
             return String.format(Locale.ROOT,
-                    "cpu: service %.2f (jit %.2f, gc %.2f), pg %.2f, redis %.2f, kafka %.2f, load %.2f, other %.2f"
-                            + " (%.0f%%)",
+                    "cpu: service %.2f (jit %.2f, gc %.2f), pg %.2f, redis %.2f, kafka %.2f, load %.2f (busiest"
+                            + " thread %.2f), other %.2f (%.0f%%)",
                     of("service"), of("serviceJit"), of("serviceGc"), of("postgres"), of("redis"), of("kafka"),
-                    of("loadGenerator"), of("other"), machineBusyPercent);
+                    of("loadGenerator"), of(LOAD_BUSIEST_THREAD), of("other"), machineBusyPercent);
         }
     }
 
@@ -136,31 +145,44 @@ final class Proc {
         } catch (IOException ignored) {
             // no /proc
         }
-        return new CpuSnapshot(System.nanoTime(), seconds, serviceParts(), busy, total);
+        Map<Long, Double> loadThreads = new HashMap<>();
+        threads(SELF).forEach((tid, stat) -> loadThreads.put(tid, stat.cpuSeconds()));
+        return new CpuSnapshot(System.nanoTime(), seconds, serviceParts(), loadThreads, busy, total);
     }
 
-    /** CPU seconds of the service's JIT and GC threads, from /proc/<pid>/task. */
+    /** CPU seconds of the service's JIT and GC threads. */
     private Map<String, Double> serviceParts() {
         Map<String, Double> parts = new HashMap<>();
-        try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
-            for (Path thread : threads) {
+        threads(pid).values().forEach(stat -> {
+            String comm = stat.comm();
+            String part = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler") ? "serviceJit"
+                    : comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")
+                    ? "serviceGc" : null;
+            if (part != null) {
+                parts.merge(part, stat.cpuSeconds(), Double::sum);
+            }
+        });
+        return parts;
+    }
+
+    /** The threads of a process by thread id, from /proc/<pid>/task; none when it is gone or unknown. */
+    private Map<Long, Stat> threads(long process) {
+        Map<Long, Stat> threads = new HashMap<>();
+        if (process <= 0) {
+            return threads;
+        }
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/" + process + "/task"))) {
+            for (Path thread : tasks) {
                 try {
-                    Stat stat = stat(thread);
-                    String comm = stat.comm();
-                    String part = comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler") ? "serviceJit"
-                            : comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.equals("VM Thread")
-                            ? "serviceGc" : null;
-                    if (part != null) {
-                        parts.merge(part, stat.cpuSeconds(), Double::sum);
-                    }
+                    threads.put(Long.parseLong(thread.getFileName().toString()), stat(thread));
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended meanwhile
                 }
             }
         } catch (IOException | RuntimeException gone) {
-            // the service ended, or no /proc
+            // the process ended, or no /proc
         }
-        return parts;
+        return threads;
     }
 
     /** A process's or thread's name and CPU time (user + system), from its {@code stat} file. */
@@ -185,6 +207,8 @@ final class Proc {
                 Math.max(0, s - before.seconds().getOrDefault(id, 0.0)) / wall, Double::sum));
         now.serviceParts().forEach((part, s) ->
                 cores.put(part, Math.max(0, s - before.serviceParts().getOrDefault(part, 0.0)) / wall));
+        now.loadThreads().forEach((tid, s) -> cores.merge(LOAD_BUSIEST_THREAD,
+                Math.max(0, s - before.loadThreads().getOrDefault(tid, 0.0)) / wall, Math::max));
         return new CpuUse(cores, total == 0 ? 0 : 100.0 * (now.machineBusy() - before.machineBusy()) / total);
     }
 

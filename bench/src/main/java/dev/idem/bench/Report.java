@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /** Merges the parts of one run into one JSON document and prints the table with its ratios. */
 final class Report {
@@ -29,6 +30,10 @@ final class Report {
                 all.put(part, new JsonObject(Files.readString(file)));
             }
         }
+        JsonObject comparison = Comparison.load(dir);
+        if (comparison != null) {
+            all.put("comparison", comparison);
+        }
         Report report = new Report(all);
         all.put("ratios", report.ratios());
         String table = report.table();
@@ -41,7 +46,9 @@ final class Report {
     }
 
     private JsonObject ratios() {
+        JsonObject comparison = obj(all, "comparison");
         return new JsonObject()
+                .put("peers", comparison == null ? null : Comparison.ratios(comparison))
                 .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
                 .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
                 .put("grantsWithOverWithout", ratio(grants("kafka-pipeline"), grants("kafka-bare"), 0.85))
@@ -73,7 +80,7 @@ final class Report {
         return r == null ? new JsonArray() : r.getJsonArray("steps", new JsonArray());
     }
 
-    private static JsonObject ratio(Double measured, Double limit, Double target) {
+    static JsonObject ratio(Double measured, Double limit, Double target) {
         JsonObject r = new JsonObject().put("numerator", measured).put("denominator", limit).put("target", target);
         if (measured != null && limit != null && limit > 0) {
             r.put("value", Load.round(measured / limit, 2));
@@ -89,6 +96,20 @@ final class Report {
         if (meta != null && meta.getString("busy") != null && !meta.getString("busy").isBlank()) {
             line("NOTE: the machine was busy during this run (" + meta.getString("busy") + "); figures are noisy.");
         }
+        // a run of the comparison alone (BENCH_PARTS=peers) has none of these figures
+        if (Stream.of("pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare", "latency",
+                "latency-light").anyMatch(all::containsKey)) {
+            figures(meta);
+        }
+        JsonObject comparison = obj(all, "comparison");
+        if (comparison != null) {
+            Comparison.table(comparison, all.getJsonObject("ratios").getJsonObject("peers"), this::line);
+        }
+        return out.toString();
+    }
+
+    /** idem's own figures and the machine's limits, their ratios and the ramps. */
+    private void figures(JsonObject meta) {
         line("");
         line("| figure | result | p50 | p99 | at | notes |");
         line("|---|---:|---:|---:|---|---|");
@@ -189,7 +210,6 @@ final class Report {
             line("| " + r.getString("name") + " | " + steps + " |");
         }
         profile();
-        return out.toString();
     }
 
     /** With BENCH_PROFILE=1: the service's CPU per request at each step, as async-profiler sampled it. */
@@ -360,7 +380,7 @@ final class Report {
         out.append(text).append('\n');
     }
 
-    private static JsonObject obj(JsonObject parent, String name) {
+    static JsonObject obj(JsonObject parent, String name) {
         if (parent == null) {
             return null;
         }
@@ -391,7 +411,7 @@ final class Report {
         return all.toString();
     }
 
-    private static String fmt(Double value, int digits) {
+    static String fmt(Double value, int digits) {
         return value == null ? "n/a" : String.format(Locale.ROOT, "%,." + digits + "f", value);
     }
 }

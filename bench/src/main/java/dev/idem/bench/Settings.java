@@ -20,14 +20,18 @@ record Settings(
         double drainTimeout,
         double grantTimeout,
         double couponWait,
-        int clockTicks) {
+        int clockTicks,
+        int[] peerConcurrency,
+        double peerWarmupCallbacks,
+        double peerWarmupKeys,
+        int loadLoops,
+        int loadMaxLoops) {
 
     static Settings fromEnv() {
         return new Settings(
                 dbl("BENCH_SECONDS", 10),
                 dbl("BENCH_WARMUP_SECONDS", 5),
-                Arrays.stream(env("BENCH_CONCURRENCY", "4 8 16 32 64").trim().split("[ ,]+"))
-                        .mapToInt(Integer::parseInt).toArray(),
+                ints("BENCH_CONCURRENCY", "4 8 16 32 64"),
                 dbl("BENCH_STOP_GAIN", 0.05),
                 env("BENCH_SECRET", "bench-secret"),
                 env("BENCH_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432/idem"),
@@ -41,7 +45,16 @@ record Settings(
                 dbl("BENCH_DRAIN_TIMEOUT", 180),
                 dbl("BENCH_GRANT_TIMEOUT", 240),
                 dbl("BENCH_COUPON_WAIT", 120),
-                (int) dbl("BENCH_CLK_TCK", 100));
+                (int) dbl("BENCH_CLK_TCK", 100),
+                ints("BENCH_PEER_CONCURRENCY", "8 32 128"),
+                dbl("BENCH_PEER_WARMUP_CALLBACKS", 120),
+                dbl("BENCH_PEER_WARMUP_KEYS", 30),
+                (int) dbl("BENCH_LOAD_LOOPS", 1),
+                (int) dbl("BENCH_LOAD_MAX_LOOPS", 4));
+    }
+
+    private static int[] ints(String name, String fallback) {
+        return Arrays.stream(env(name, fallback).trim().split("[ ,]+")).mapToInt(Integer::parseInt).toArray();
     }
 
     private static String env(String name, String fallback) {
