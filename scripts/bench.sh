@@ -3,7 +3,8 @@
 # the same machine measured in the same run:
 #
 #   1. local servers up (scripts/services.sh), pgbench and redis-benchmark installed if missing;
-#   2. the service jar built once (./mvnw -DskipTests package) and copied aside, the load
+#   2. the service jar built once with the benchmark's yardsticks (./mvnw -Pbench -DskipTests
+#      package, into target/bench-service: production builds never hold them) and copied aside, the load
 #      generator built (bench/, a plain Vert.x web client + HdrHistogram program);
 #   3. limits: pgbench running the callback's own SQL on scratch tables (the median of three
 #      runs), pgbench running a poll of grants with and without the dedup SQL (the database's
@@ -14,7 +15,7 @@
 #      throughput stops growing; RSS under load;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
-#   6. service C (IDEM_COUPONS_PIPELINE=false): the same grants without the pipeline;
+#   6. service C (IDEM_BENCH_COUPONS_PIPELINE=false): the same grants without the pipeline;
 #   7. comparison services (BENCH_PEERS below): each, then idem, alone on the machine, on a fresh
 #      database of its own, after the same warm-up, at the same fixed concurrencies;
 #   8. the table with ratios on stdout (idem ÷ each comparison service too), JSON in
@@ -32,7 +33,8 @@
 #                             pipeline's work, and as many for the baseline)
 #   BENCH_LATENCY_RATE        callbacks/s of the latency phase (default: half the first-delivery peak)
 #   BENCH_BUILD=1             0 reuses target/quarkus-app as it is
-#   BENCH_APP                 benchmark this quarkus-app directory instead (no build)
+#   BENCH_APP                 benchmark this quarkus-app directory instead (no build; one built with
+#                             -Pbench, or the bare endpoint and the Kafka baseline are missing)
 #   BENCH_TEST_WAIT=900       seconds to wait for a running test run or build before building
 #   BENCH_SERVICE_OPTS        JVM options of the service (default: none, as ./idem run)
 #   BENCH_KEEP_DATA=0         1 keeps the benchmark's orders, coupons and dedup records
@@ -208,7 +210,6 @@ start_service() {
     QUARKUS_HTTP_PORT="$PORT" \
     IDEM_CALLBACK_SECRET="$SECRET" \
     IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
-    IDEM_BENCH_ENDPOINTS=true \
     QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PORT/$REDIS_DB" \
     QUARKUS_REDIS_MAX_POOL_SIZE="$BENCH_REDIS_POOL" \
     QUARKUS_REDIS_MAX_POOL_WAITING=8192 \
@@ -652,7 +653,7 @@ kafka_part() {
   if [[ -z $grants && -f $OUT/kafka-pipeline.json ]]; then
     grants="$(jq -r '.measured.messages // 0' "$OUT/kafka-pipeline.json")"
   fi
-  if start_service C IDEM_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
+  if start_service C IDEM_BENCH_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
     phase "Kafka grants, pipeline off" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant bare --grants "${grants:-0}" --out "$OUT/kafka-bare.json" || true
     stop_service
@@ -951,11 +952,11 @@ main() {
       waited=$((waited + 5))
     done
     build_busy && die "a test run or a build still uses the machine after ${BENCH_TEST_WAIT}s; try again later"
-    log "building the service (./mvnw -B -q -DskipTests package)"
-    ./mvnw -B -q -DskipTests package
+    log "building the service with the benchmark's yardsticks (./mvnw -B -q -Pbench -DskipTests package)"
+    ./mvnw -B -q -Pbench -DskipTests package
   fi
-  local source="${BENCH_APP:-$ROOT/target/quarkus-app}" waited=0
-  # a build of this repository rewrites target/quarkus-app: copy it between builds
+  local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}" waited=0
+  # a build of this repository rewrites the app: copy it between builds
   while [[ -z $BENCH_APP ]] && maven_here && ((waited < BENCH_TEST_WAIT)); do
     ((waited % 60 == 0)) && log "a build is rewriting target/quarkus-app; waiting (${waited}s)"
     sleep 5

@@ -3,7 +3,6 @@ package dev.idem.coupons;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.IdempotentBatch;
-import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.TwoPhaseWork;
 import dev.idem.pipeline.Work;
@@ -35,27 +34,22 @@ public class CouponService implements TwoPhaseWork {
     private final IdempotentBatch batch;
     private final CouponRepository coupons;
     private final Pool pool;
-    private final CouponsConfig config;
     private final CampaignConfig campaign;
     private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
     CouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool,
-                  CouponsConfig config, CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
+                  CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
         this.batch = batch;
         this.coupons = coupons;
         this.pool = pool;
-        this.config = config;
         this.campaign = campaign;
         this.issuer = issuer;
         this.clock = clock;
     }
 
     public Uni<Outcome> grant(CouponGrant grant) {
-        if (!config.pipeline()) {
-            return withoutPipeline(List.of(grant)).map(outcomes -> outcomes.get(0));
-        }
         if (issuedExternally(grant)) {
             return pipeline.executeTwoPhase(grant.idemRequest(SCOPE), payload(grant));
         }
@@ -68,9 +62,6 @@ public class CouponService implements TwoPhaseWork {
      * mode one by one, since their effect lies outside any transaction.
      */
     public Uni<List<Outcome>> grantAll(List<CouponGrant> grants) {
-        if (!config.pipeline()) {
-            return withoutPipeline(grants);
-        }
         List<Uni<Outcome>> external = new ArrayList<>();
         List<IdempotentBatch.Item> local = new ArrayList<>();
         for (CouponGrant grant : grants) {
@@ -89,15 +80,6 @@ public class CouponService implements TwoPhaseWork {
             Iterator<Outcome> oneByOne = externalOutcomes.iterator();
             return grants.stream().map(grant -> issuedExternally(grant) ? oneByOne.next() : fromBatch.next()).toList();
         }));
-    }
-
-    /** The benchmark's baseline: the same batch in one transaction, each grant guarded only by the unique source key. */
-    private Uni<List<Outcome>> withoutPipeline(List<CouponGrant> grants) {
-        return pool.withTransaction(tx -> Uni.join().all(grants.stream()
-                        .map(grant -> insert(tx, grant, newCouponId())).toList()).andFailFast())
-                .map(effects -> effects.stream().map(effect -> effect instanceof Effect.Applied applied
-                        ? (Outcome) new Outcome.Processed(applied.result())
-                        : new Outcome.Duplicate(Layer.STATE, new JsonObject())).toList());
     }
 
     /** The coupon inserted in the grant's own transaction. */
@@ -130,7 +112,7 @@ public class CouponService implements TwoPhaseWork {
         return insert(tx, grant(payload), performed.getString("couponId"));
     }
 
-    private Uni<Effect> insert(SqlConnection tx, CouponGrant grant, String couponId) {
+    Uni<Effect> insert(SqlConnection tx, CouponGrant grant, String couponId) {
         Coupon coupon = new Coupon(couponId, grant.userId(), grant.templateId(),
                 grant.bizKey(), grant.orderId(), clock.instant().truncatedTo(ChronoUnit.MICROS));
         return coupons.grant(tx, coupon).map(inserted -> inserted
@@ -139,7 +121,7 @@ public class CouponService implements TwoPhaseWork {
                 : new Effect.AlreadyApplied(new JsonObject().put("sourceKey", grant.bizKey())));
     }
 
-    private static String newCouponId() {
+    static String newCouponId() {
         return UUID.randomUUID().toString();
     }
 

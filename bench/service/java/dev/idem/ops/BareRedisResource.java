@@ -1,7 +1,6 @@
 package dev.idem.ops;
 
 import dev.idem.support.LoopRedis;
-import dev.idem.web.Problem;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -9,33 +8,26 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
- * The benchmark's yardstick: an endpoint that does nothing but one Redis GET, so the duplicate
- * path (one Redis round trip) can be compared with the least an endpoint here can cost. It
- * reaches Redis as the pipeline does, through its event loop's own client. Answers 404 unless
- * {@code idem.bench.endpoints=true}.
+ * The benchmark's yardstick, in the benchmark's build only ({@code ./mvnw -Pbench}): an endpoint
+ * that does nothing but one Redis GET, so the duplicate path (one Redis round trip) can be compared
+ * with the least an endpoint here can cost. It reaches Redis as the pipeline does, through its
+ * event loop's own client.
  */
 @Path("/bench/redis-get")
 public class BareRedisResource {
 
     private final LoopRedis redis;
-    private final boolean enabled;
 
-    BareRedisResource(LoopRedis redis,
-                      @ConfigProperty(name = "idem.bench.endpoints", defaultValue = "false") boolean enabled) {
+    BareRedisResource(LoopRedis redis) {
         this.redis = redis;
-        this.enabled = enabled;
     }
 
     @GET
     @Operation(hidden = true)
     public Uni<Response> get() {
-        if (!enabled) {
-            return Uni.createFrom().item(Problem.response(404, "NOT_FOUND", "benchmark endpoints are off"));
-        }
         return redis.current().send(Request.cmd(Command.GET).arg("idem:bench:bare"))
                 .map(value -> Response.ok("{\"code\":\"SUCCESS\"}", MediaType.APPLICATION_JSON_TYPE).build());
     }
