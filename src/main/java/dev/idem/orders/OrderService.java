@@ -1,9 +1,9 @@
 package dev.idem.orders;
 
-import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.Work;
 import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -44,10 +44,8 @@ public class OrderService {
     public Uni<Outcome> submit(String userId, String idempotencyKey, OrderRequest request) {
         IdemRequest idem = new IdemRequest(SUBMIT_SCOPE, keyOf(userId, idempotencyKey),
                 IdemRequest.fingerprint(request.amountCents(), request.currency()));
-        return pipeline.execute(idem, tx -> {
-            Order order = newOrder(userId, request);
-            return orders.insert(tx, order).replaceWith(new Effect.Applied(stored(201, order.toJson())));
-        });
+        Order order = newOrder(userId, request);
+        return pipeline.execute(idem, Work.applying(stored(201, order.toJson()), tx -> orders.insert(tx, order)));
     }
 
     /**

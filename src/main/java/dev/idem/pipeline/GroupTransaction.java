@@ -138,6 +138,12 @@ class GroupTransaction {
                     round.decided.put(i, judged(pending.get(i).request(), record));
                 }
             }
+            List<Effect> known = knownEffects(pending, working);
+            if (known != null) {
+                // every effect is known already: the records go out right behind the works, pipelined
+                return Uni.combine().all().unis(works(tx, pending, working),
+                        record(tx, pending, working, known, round, vanished)).asTuple().map(both -> both.getItem2());
+            }
             return works(tx, pending, working).chain(effects -> record(tx, pending, working, effects, round, vanished));
         });
         // the bound goes out first, pipelined: if it failed, so does everything after it
@@ -145,6 +151,18 @@ class GroupTransaction {
                 .map(wait -> Uni.combine().all().unis(Transactions.boundLockWaits(tx, wait), decided)
                         .asTuple().map(both -> both.getItem2()))
                 .orElse(decided);
+    }
+
+    /** The effects of {@code working} when every one of them is known before it runs, else null. */
+    private static List<Effect> knownEffects(List<Pending> pending, List<Integer> working) {
+        List<Effect> effects = new ArrayList<>(working.size());
+        for (int i : working) {
+            if (!(pending.get(i).work() instanceof Work.Known known)) {
+                return null;
+            }
+            effects.add(known.effect());
+        }
+        return effects;
     }
 
     /** The works of {@code working}, in that order, pipelined on the transaction's connection. */

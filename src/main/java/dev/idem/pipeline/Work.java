@@ -1,10 +1,29 @@
 package dev.idem.pipeline;
 
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import java.util.function.Function;
 
 /** The business change a key guards; it runs on the pipeline's connection, inside its transaction. */
 @FunctionalInterface
 public interface Work {
     Uni<Effect> run(SqlConnection tx);
+
+    /**
+     * A change whose effect is known before it runs: applied, with {@code result}, once its
+     * statements succeed (an order created under a new key, say). The pipeline then sends the
+     * key's record right behind it instead of waiting for its answer: one round trip less.
+     */
+    static Work applying(JsonObject result, Function<SqlConnection, Uni<Void>> change) {
+        return new Known(new Effect.Applied(result), change);
+    }
+
+    /** A work of {@link #applying}: its effect, and the statements that make it so. */
+    record Known(Effect effect, Function<SqlConnection, Uni<Void>> change) implements Work {
+        @Override
+        public Uni<Effect> run(SqlConnection tx) {
+            return change.apply(tx).replaceWith(effect);
+        }
+    }
 }
