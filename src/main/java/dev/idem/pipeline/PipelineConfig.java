@@ -49,7 +49,7 @@ public interface PipelineConfig {
          * finds them all busy waits for the next one and shares it with whatever else waits; an
          * idle service starts it at once.
          */
-        @WithDefault("2")
+        @WithDefault("1")
         int inFlight();
     }
 
