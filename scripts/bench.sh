@@ -363,8 +363,9 @@ SQL
 
 # ------------------------------------------------------------------------------ limits
 
-# pgbench running what the service runs for one first-delivery callback, in one transaction
-# (DedupStore.CLAIM, OrderRepository.PAY, OutboxRepository.APPEND, DedupStore.COMPLETE), on
+# pgbench running what the service runs for one first-delivery callback alone in its transaction
+# (OrderRepository.PAY, OutboxRepository.APPEND, DedupStore.RECORD: the record written once,
+# DONE, as the last statement), on
 # scratch copies of the three tables (same columns, constraints and indexes), each transaction
 # paying its own fresh WAIT_PAY order. A second run adds a statement-level NOTIFY trigger on the
 # outbox, the relay's wake-up before migration V6, to show what it cost (Postgres serialises
@@ -412,12 +413,6 @@ SQL
   cat >"$OUT/pgbench-callback.sql" <<SQL
 \\set n :n + 1
 BEGIN;
-INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
-  VALUES ('payment-callback', 't-' || :client_id || '-' || :n || ':' || 'SUCCESS',
-          '9f2c1be04b3a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f',
-          'PROCESSING', now(), now(), now(), now() + interval '7 days')
-  ON CONFLICT DO NOTHING
-  RETURNING 1;
 UPDATE $PGBENCH_SCHEMA.orders SET status = 'PAID', trade_no = 't-' || :client_id || '-' || :n, paid_at = now()$campaign
   WHERE id = 'o-' || :client_id || '-' || :n AND status IN ('WAIT_PAY') AND amount_cents = 1999
     AND NOT EXISTS (SELECT 1 FROM $PGBENCH_SCHEMA.orders other WHERE other.trade_no = 't-' || :client_id || '-' || :n)
@@ -428,9 +423,12 @@ INSERT INTO $PGBENCH_SCHEMA.outbox_event (topic, event_key, payload, created_at)
                             'templateId', 'PAY-5OFF', 'orderId', 'o-' || :client_id || '-' || :n)::jsonb,
           now())
   ON CONFLICT (topic, event_key) DO NOTHING;
-UPDATE $PGBENCH_SCHEMA.dedup_record SET status = 'DONE', result = json_build_object('code', 'SUCCESS')::jsonb,
-    lease_until = NULL, updated_at = now()
-  WHERE scope = 'payment-callback' AND key = 't-' || :client_id || '-' || :n || ':' || 'SUCCESS';
+INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+  VALUES ('payment-callback', 't-' || :client_id || '-' || :n || ':' || 'SUCCESS',
+          '9f2c1be04b3a5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f',
+          'DONE', '{"code":"SUCCESS"}'::text::jsonb, now(), now(), now() + interval '7 days')
+  ON CONFLICT DO NOTHING
+  RETURNING scope, key;
 END;
 SQL
   log "pgbench: -c $clients -j 2 -M prepared -T $seconds, the callback's SQL"
@@ -489,20 +487,17 @@ grants_script() {
   # array themselves, where the service sends it as one parameter
   keys="ARRAY(SELECT $prefix' || j FROM generate_series(1, $poll) j)"
   cat <<SQL
-INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at)
-  SELECT c.scope, c.key, c.fingerprint, 'PROCESSING', now(), now(), now(), c.expires_at
+$inserts
+INSERT INTO $PGBENCH_SCHEMA.dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+  SELECT r.scope, r.key, r.fingerprint, 'DONE', r.result::jsonb, now(), now(), r.expires_at
   FROM unnest(array_fill('coupon-grant'::text, ARRAY[$poll]), $keys,
-              array_fill('$fingerprint'::text, ARRAY[$poll]), array_fill(now() + interval '30 days', ARRAY[$poll]))
-       AS c(scope, key, fingerprint, expires_at)
-  ORDER BY c.scope, c.key
+              array_fill('$fingerprint'::text, ARRAY[$poll]),
+              array_fill('{"couponId": "4e1f0c7a-7d55-4d2e-9a0b-2b8f1c7d9e11"}'::text, ARRAY[$poll]),
+              array_fill(now() + interval '30 days', ARRAY[$poll]))
+       AS r(scope, key, fingerprint, result, expires_at)
+  ORDER BY r.key, r.scope
   ON CONFLICT DO NOTHING
   RETURNING scope, key;
-$inserts
-UPDATE $PGBENCH_SCHEMA.dedup_record d SET status = 'DONE', result = c.result::jsonb, lease_until = NULL, updated_at = now()
-  FROM unnest(array_fill('coupon-grant'::text, ARRAY[$poll]), $keys,
-              array_fill('{"couponId": "4e1f0c7a-7d55-4d2e-9a0b-2b8f1c7d9e11"}'::text, ARRAY[$poll]))
-       AS c(scope, key, result)
-  WHERE d.scope = c.scope AND d.key = c.key;
 \\endpipeline
 COMMIT;
 SQL
@@ -511,8 +506,8 @@ SQL
 # pgbench running what the coupon consumer runs for one poll of grants, with the pipeline and
 # without: the database's own part of the Kafka ratio, on scratch copies of dedup_record and
 # coupons. Without: the poll's inserts (CouponRepository.GRANT) pipelined in one transaction, as
-# the consumer does with the pipeline off. With: the same between the batch claim and completion
-# (DedupStore.CLAIM_ALL, COMPLETE_ALL). A poll is max.poll.records (500), the clients are the
+# the consumer does with the pipeline off. With: the same followed by the poll's records, written
+# once, DONE (DedupStore.RECORD_ALL). A poll is max.poll.records (500), the clients are the
 # channel's concurrency (4); after a first round that fills the tables, three runs of each,
 # alternating, and the median of each.
 pgbench_grants_limit() {
