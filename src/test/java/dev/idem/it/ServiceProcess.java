@@ -15,17 +15,21 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One instance of the packaged service, run as an operator runs it: {@code java -jar} on its own
- * loopback port, its output in {@code target/it-logs/<name>.log}. It can be killed outright and
- * started again on the same port; {@link #stopAll} never leaves a process behind.
+ * One instance of the packaged service, run as an operator runs it: the artifact under test (the
+ * native executable after {@code -Dnative}, else {@code java -jar}) on its own loopback port, its
+ * output in {@code target/it-logs/<name>.log}. It can be killed outright and started again on the
+ * same port; {@link #stopAll} never leaves a process behind.
  */
 final class ServiceProcess {
 
     private static final Path BASEDIR = Path.of(System.getProperty("basedir", "."));
     private static final Path JAR = BASEDIR.resolve("target/quarkus-app/quarkus-run.jar");
+    /** What the last build made, as Quarkus records it for its own {@code @QuarkusIntegrationTest}s. */
+    private static final Path ARTIFACT = BASEDIR.resolve("target/quarkus-artifact.properties");
     private static final Path LOGS = BASEDIR.resolve("target/it-logs");
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -77,7 +81,7 @@ final class ServiceProcess {
         throw new AssertionError(name + " not ready within " + timeout + ":\n" + logTail());
     }
 
-    /** SIGKILL to the java process itself: no shutdown hook, no graceful close, no offset commit. */
+    /** SIGKILL to the process itself: no shutdown hook, no graceful close, no offset commit. */
     void kill() {
         if (process == null || !process.isAlive()) {
             return;
@@ -123,7 +127,7 @@ final class ServiceProcess {
         starts++;
         try {
             Files.createDirectories(LOGS);
-            ProcessBuilder builder = new ProcessBuilder(List.of(java(), "-jar", JAR.toString()))
+            ProcessBuilder builder = new ProcessBuilder(command())
                     .directory(BASEDIR.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log().toFile()));
@@ -164,6 +168,29 @@ final class ServiceProcess {
         } catch (IOException e) {
             return "(no log: " + e + ")";
         }
+    }
+
+    /** The command that runs the artifact under test: the one Quarkus's own launcher would pick. */
+    static List<String> command() {
+        Properties artifact = new Properties();
+        if (Files.exists(ARTIFACT)) {
+            try (var in = Files.newInputStream(ARTIFACT)) {
+                artifact.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        if ("native".equals(artifact.getProperty("type"))) {
+            Path executable = Path.of(System.getProperty("native.image.path",
+                    BASEDIR.resolve("target").resolve(artifact.getProperty("path")).toString()));
+            return List.of(executable.toString());
+        }
+        return List.of(java(), "-jar", JAR.toString());
+    }
+
+    /** Whether the instances are the native executable, for the tests' reports. */
+    static boolean isNative() {
+        return command().size() == 1;
     }
 
     private static String java() {

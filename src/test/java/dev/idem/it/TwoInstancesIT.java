@@ -63,6 +63,7 @@ class TwoInstancesIT {
     static final Duration EFFECTS = Duration.ofSeconds(180);
 
     static final Jdbc db = new Jdbc("jdbc:postgresql://127.0.0.1:5432/idem", "idem", "idem");
+    static final RedisDb redis = new RedisDb("127.0.0.1", 6379, 5);
     static final Http http = new Http();
     static ServiceProcess a;
     static ServiceProcess b;
@@ -101,15 +102,20 @@ class TwoInstancesIT {
 
     @Test
     @Order(1)
-    @DisplayName("duplicates reaching different instances still have one effect")
+    @DisplayName("duplicates reaching different instances still have one effect, Redis flushed midway")
     void duplicatesReachingDifferentInstancesStillHaveOneEffect() throws Exception {
         long started = System.nanoTime();
         List<ServiceProcess> both = List.of(a, b);
         List<Placed> orders = createOrders("it-" + UUID.randomUUID(), ORDERS, USERS, both);
 
         CompletableFuture<Void> viaKafka = CompletableFuture.runAsync(() -> produceCallbacks(orders, KAFKA_COPIES));
-        Map<String, Integer> firsts = deliverCallbacks(orders, REST_COPIES, both);
+        long[] keysFlushed = {-1};
+        Map<String, Integer> firsts = deliverCallbacks(orders, REST_COPIES, both, () -> {
+            keysFlushed[0] = redis.size();
+            redis.flush();
+        });
         viaKafka.get(120, TimeUnit.SECONDS);
+        assertTrue(keysFlushed[0] > 0, "the storm left nothing in Redis to flush: " + keysFlushed[0]);
         Map<TopicPartition, Long> produced = groups.endOffsets(CALLBACKS);
 
         firsts.forEach((orderId, n) -> assertTrue(n <= 1, n + " first deliveries answered for order " + orderId));
@@ -120,11 +126,12 @@ class TwoInstancesIT {
         assertNoneDeadLettered(CALLBACKS + "-dlq", orders.stream().map(Placed::tradeNo).collect(Collectors.toSet()));
 
         int restFirsts = firsts.values().stream().mapToInt(Integer::intValue).sum();
-        System.out.printf("[TwoInstancesIT] duplicates: %d orders by %d users over 2 instances; %d REST deliveries"
-                        + " (%d answered first, the other %d orders won by Kafka) + %d Kafka deliveries;"
-                        + " each order paid once, with one outbox event and one coupon; %.1f s%n",
-                ORDERS, USERS, ORDERS * REST_COPIES, restFirsts, ORDERS - restFirsts, ORDERS * KAFKA_COPIES,
-                seconds(started));
+        System.out.printf("[TwoInstancesIT] duplicates: %d orders by %d users over 2 instances (%s); %d REST"
+                        + " deliveries (%d answered first, the other %d orders won by Kafka) + %d Kafka deliveries;"
+                        + " Redis flushed midway (%d keys); each order paid once, with one outbox event and one"
+                        + " coupon; %.1f s%n",
+                ORDERS, USERS, ServiceProcess.isNative() ? "native executables" : "jars", ORDERS * REST_COPIES,
+                restFirsts, ORDERS - restFirsts, ORDERS * KAFKA_COPIES, keysFlushed[0], seconds(started));
     }
 
     /** A created order and its owner. */
@@ -167,10 +174,12 @@ class TwoInstancesIT {
 
     /**
      * Delivers each order's SUCCESS {@code copies} times, shuffled, concurrently, round-robin over
-     * {@code via}, each delivery signed afresh. Every answer must be 200 SUCCESS; answers how many
-     * deliveries of each order were answered as the first one.
+     * {@code via}, each delivery signed afresh; {@code midway} runs when half were answered. Every
+     * answer must be 200 SUCCESS; answers how many deliveries of each order were answered as the
+     * first one.
      */
-    static Map<String, Integer> deliverCallbacks(List<Placed> orders, int copies, List<ServiceProcess> via) {
+    static Map<String, Integer> deliverCallbacks(List<Placed> orders, int copies, List<ServiceProcess> via,
+            Runnable midway) {
         List<Placed> deliveries = new ArrayList<>();
         orders.forEach(order -> deliveries.addAll(Collections.nCopies(copies, order)));
         Collections.shuffle(deliveries, new Random(7));
@@ -180,7 +189,7 @@ class TwoInstancesIT {
             ServiceProcess instance = via.get(i % via.size());
             requests.add(() -> Gateway.signed(post(instance, "/api/payments/callback", body), SECRET, body));
         }
-        List<Http.Answer> answers = http.all(requests, 64, null);
+        List<Http.Answer> answers = http.all(requests, 64, midway);
         Map<String, Integer> firsts = new HashMap<>();
         orders.forEach(order -> firsts.put(order.orderId(), 0));
         for (int i = 0; i < answers.size(); i++) {
@@ -271,11 +280,11 @@ class TwoInstancesIT {
         long killedPid = b.pid();
         b.kill();
         assertTrue(ProcessHandle.of(killedPid).map(h -> !h.isAlive()).orElse(true),
-                "the killed java process " + killedPid + " is gone");
+                "the killed process " + killedPid + " is gone");
 
         // the survivor keeps serving while the other one is down
         List<Placed> downtimeOrders = createOrders(run + "-down", DOWNTIME_ORDERS, 3, List.of(a));
-        Map<String, Integer> firsts = deliverCallbacks(downtimeOrders, DOWNTIME_COPIES, List.of(a));
+        Map<String, Integer> firsts = deliverCallbacks(downtimeOrders, DOWNTIME_COPIES, List.of(a), null);
         firsts.forEach((orderId, n) -> assertEquals(1, n, "first deliveries answered for order " + orderId));
 
         b.restart().awaitReady(READY);
