@@ -3,8 +3,10 @@
 # smoke check that runs one (podman) against the local servers.
 #
 #   scripts/image.sh [all]   build, then smoke-check the JVM image
-#   scripts/image.sh build   localhost/idem:jvm; localhost/idem:native too when target/ holds a
-#                            native executable (from src/main/docker/Dockerfile.native)
+#   scripts/image.sh build   localhost/idem:jvm
+#   scripts/image.sh native  localhost/idem:native from the native executable in target/ (./idem
+#                            native), as src/main/docker/Dockerfile.native-micro has it, on a base
+#                            of glibc, zlib and CA certificates made here; then its smoke check
 #   scripts/image.sh smoke   run localhost/idem:jvm (IDEM_IMAGE: another one) on the host network
 #                            against PostgreSQL, Redis and Kafka on 127.0.0.1, port IDEM_SMOKE_PORT
 #                            (18080): /q/health/ready UP, an order paid by one signed callback,
@@ -25,10 +27,13 @@ STATE="$ROOT/.idem/image"
 IMAGE_JVM=localhost/idem:jvm
 IMAGE_NATIVE=localhost/idem:native
 BASE_REPO=localhost/idem-base
+NATIVE_BASE_REPO=localhost/idem-native-base
 # The JRE's modules: what jdeps finds in target/quarkus-app, plus those reached only by name
 # (elliptic-curve TLS, DNS for JNDI, zip file systems). Changing the list makes a new base.
 JRE_MODULES=java.base,java.desktop,java.logging,java.management,java.naming,java.net.http,java.rmi,java.security.jgss,java.security.sasl,java.sql,java.transaction.xa,java.xml,jdk.crypto.ec,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 APP_UID=185
+# the native image's user, as in Quarkus' native Dockerfiles
+NATIVE_UID=1001
 DEBIAN_MIRROR="${IDEM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 HOST=127.0.0.1
@@ -168,19 +173,87 @@ EOF
     "$ROOT" >/dev/null
 }
 
-# The native image, from the Quarkus Dockerfile as it is: its base comes from a registry (or this
-# store, if it was pulled before), so this is the one step that is not offline.
-build_native() {
-  local runner
-  runner="$(compgen -G "target/*-runner" | head -n 1 || true)"
-  if [[ -z $runner ]]; then
-    log "native: no native executable in target/ (GraalVM or Mandrel builds it: ./mvnw package -Dnative);" \
-      "$IMAGE_NATIVE not built"
+# The native image's base, localhost/idem-native-base:<tag>: only what the executable links, as
+# Quarkus' micro image has it. glibc and zlib are Debian's libc6 and zlib1g from the same minbase
+# (their libraries, not their documentation, locales or iconv modules), the CA certificates are the
+# bundle of Debian's ca-certificates as the host generated it, and /work belongs to user 1001.
+native_base_image() {
+  local suite tag base rootfs dir ctr mnt
+  suite="$(debian_suite)"
+  apt_install ca-certificates >/dev/null
+  tag="$({ printf '%s\n' "$suite" "$NATIVE_UID"; sha256sum /etc/ssl/certs/ca-certificates.crt; declare -f debian_rootfs native_base_image; } |
+    sha256sum | cut -c1-12)"
+  base="$NATIVE_BASE_REPO:$tag"
+  if image_exists "$base"; then
+    log "native base $base (Debian $suite libc6, zlib1g, CA certificates): cached"
+    printf '%s\n' "$base"
     return 0
   fi
-  log "native: $IMAGE_NATIVE from src/main/docker/Dockerfile.native with $runner"
-  buildah bud --quiet --layers -f src/main/docker/Dockerfile.native -t "$IMAGE_NATIVE" "$ROOT" >/dev/null ||
-    die "the native image did not build (its base, ubi9/ubi-minimal, needs registry access once)"
+  rootfs="$(debian_rootfs "$suite")"
+  log "native base $base: libc6 and zlib1g of Debian $suite, CA certificates, user $NATIVE_UID"
+  dir="$STATE/native-rootfs.tmp"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  dir="$(cd "$dir" && pwd -P)"
+  tar -C "$dir" --numeric-owner -xzf "$rootfs"
+  ctr="$(buildah from scratch)"
+  mnt="$(buildah mount "$ctr")"
+  # the packages' files and links where they really are (/lib is a link to usr/lib: merged /usr),
+  # their directories with them; then what the system needs
+  chroot "$dir" dpkg-query -L libc6 zlib1g | grep -Ev '^/usr/share/|/gconv/|^/\.$' |
+    while read -r path; do
+      if [[ -L $dir$path || ! -d $dir$path ]]; then
+        printf '%s/%s\n' "$(cd "$dir$(dirname "$path")" && pwd -P)" "$(basename "$path")"
+      fi
+    done | sed "s|^$dir/||" | sort -u | tar -C "$dir" --numeric-owner -cf - -T - | tar -C "$mnt" --numeric-owner -xf -
+  ln -sfn usr/lib "$mnt/lib"
+  ln -sfn usr/lib64 "$mnt/lib64"
+  mkdir -p "$mnt/etc/ssl/certs" "$mnt/tmp" "$mnt/work"
+  chmod 1777 "$mnt/tmp"
+  cp /etc/ssl/certs/ca-certificates.crt "$mnt/etc/ssl/certs/"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nidem:x:%s:0:idem:/work:/sbin/nologin\n' "$NATIVE_UID" >"$mnt/etc/passwd"
+  printf 'root:x:0:\n' >"$mnt/etc/group"
+  printf 'hosts: files dns\n' >"$mnt/etc/nsswitch.conf"
+  chown "$NATIVE_UID:0" "$mnt/work"
+  chmod g+rwX "$mnt/work"
+  buildah umount "$ctr" >/dev/null
+  rm -rf "$dir"
+  buildah config --env LANG=C.UTF-8 \
+    --label "org.opencontainers.image.description=libc6 and zlib1g of Debian $suite, CA certificates" "$ctr"
+  buildah commit --quiet --rm "$ctr" "$base" >/dev/null
+  printf '%s\n' "$base"
+}
+
+# The native image: src/main/docker/Dockerfile.native-micro on the local base instead of a
+# registry's. The executable must be one: a build may leave only the jar in target/.
+build_native() {
+  local runner base containerfile="$STATE/Containerfile.native" t0=$SECONDS size previous
+  runner="$(compgen -G "target/*-runner" | head -n 1 || true)"
+  if [[ -z $runner ]] || [[ "$(head -c 4 "$runner" | tail -c 3)" != ELF ]]; then
+    die "native: no native executable in target/; ./idem native builds it (a GraalVM home for JDK 25 in GRAALVM_HOME)"
+  fi
+  base="$(native_base_image)"
+  previous="$(podman image inspect --format '{{.Id}}' "$IMAGE_NATIVE" 2>/dev/null || true)"
+  cat >"$containerfile" <<EOF
+FROM $base
+WORKDIR /work/
+COPY --chown=$NATIVE_UID:0 --chmod=0755 $runner /work/application
+EXPOSE 8080
+USER $NATIVE_UID
+ENTRYPOINT ["./application", $(printf '"%s", ' "${NATIVE_OPTS[@]}")"-Dquarkus.http.host=0.0.0.0"]
+EOF
+  buildah bud --quiet --pull=never --layers -f "$containerfile" -t "$IMAGE_NATIVE" \
+    --label org.opencontainers.image.title=idem \
+    --label "org.opencontainers.image.revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+    "$ROOT" >/dev/null
+  if [[ -n $previous && $previous != "$(podman image inspect --format '{{.Id}}' "$IMAGE_NATIVE")" ]]; then
+    podman rmi "$previous" >/dev/null 2>&1 || true
+  fi
+  podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$NATIVE_BASE_REPO:" | grep -vxF "$base" |
+    xargs -r podman rmi >/dev/null 2>&1 || true
+  size="$(podman image inspect --format '{{.Size}}' "$IMAGE_NATIVE" | awk '{ printf "%d MB", $1 / 1000000 }')"
+  log "built $IMAGE_NATIVE ($size, of which the executable $(stat -c %s "$runner" | awk '{ printf "%d", $1 / 1000000 }') MB," \
+    "the base $(podman image inspect --format '{{.Size}}' "$base" | awk '{ printf "%.1f", $1 / 1000000 }') MB) in $((SECONDS - t0)) s"
 }
 
 build() {
@@ -199,7 +272,6 @@ build() {
     xargs -r podman rmi >/dev/null 2>&1 || true
   size="$(podman image inspect --format '{{.Size}}' "$IMAGE_JVM" | awk '{ printf "%d MB", $1 / 1000000 }')"
   log "built $IMAGE_JVM ($size) in $((SECONDS - t0)) s"
-  build_native
 }
 
 # --------------------------------------------------------------------------------- the smoke check
@@ -300,8 +372,13 @@ case "${1:-all}" in
     ;;
   build) build ;;
   smoke) smoke ;;
+  native)
+    container_tools
+    build_native
+    IDEM_IMAGE=$IMAGE_NATIVE smoke
+    ;;
   *)
-    echo "usage: ./idem image [build|smoke]" >&2
+    echo "usage: ./idem image [build|smoke|native]" >&2
     exit 2
     ;;
 esac

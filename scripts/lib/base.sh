@@ -9,6 +9,12 @@ fi
 
 # shellcheck disable=SC2034 # used by the scripts that source this
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# How the native executable runs, in the image and in the benchmark: a young generation of 16 MB.
+# Sized from the machine's memory by default, it let start-up alone fill 130 MB of RSS (about 90 MB
+# with it; docs/PERFORMANCE.md). A runtime option, since Native Image's -R: build-time defaults are
+# beyond the native-image this project is verified with.
+# shellcheck disable=SC2034
+NATIVE_OPTS=(-Xmn16m)
 
 log() { printf '%s: %s\n' "$LOG_NAME" "$*" >&2; }
 die() {
