@@ -12,7 +12,9 @@
 #   4. service A (outbox relay off): start-up time, Idempotency-Key first executions and replays,
 #      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint
 #      (these two in step, at the same concurrencies), each at rising concurrency until the
-#      throughput stops growing; RSS under load;
+#      throughput stops growing; RSS idle and under load;
+#   4b. service N, the native executable when there is one (./idem native): the same, but the
+#      bare endpoint (a production build has none), beside A: start-up, RSS, native ÷ jar;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_BENCH_COUPONS_PIPELINE=false): the same grants without the pipeline;
@@ -42,9 +44,12 @@
 #                             (its jar from Maven Central, once, into .idem/); the table then gives
 #                             the CPU per request of every step, target/bench/<run>/profile/ its
 #                             stacks (collapsed, for flame graphs). Costs the service a few per cent
-#   BENCH_PARTS="limits http kafka peers"   the parts to run: the machine's limits (pgbench,
-#                             redis-benchmark), the HTTP ramps, the Kafka grants and latencies,
-#                             the comparison services; a ratio whose two sides did not both run is n/a
+#   BENCH_PARTS="limits http native kafka peers"   the parts to run: the machine's limits (pgbench,
+#                             redis-benchmark), the HTTP ramps, the native executable's start-up,
+#                             memory and HTTP ramps beside the jar's (when there is one), the Kafka
+#                             grants and latencies, the comparison services; a ratio whose two sides
+#                             did not both run is n/a
+#   BENCH_NATIVE              the native executable of part native (default: target/*-runner)
 #   BENCH_QUICK=1             a smoke run: unless they are set, BENCH_SECONDS=3, BENCH_WARMUP_SECONDS=2
 #                             and the comparison's warm-ups 6 s and 3 s (the figures then mean nothing)
 #   BENCH_KAFKA_WARMUP=20000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
@@ -132,7 +137,7 @@ PROFILER_VERSION=4.1
 PROFILER_INTERVAL_MS=1
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
-BENCH_PARTS="${BENCH_PARTS:-limits http kafka peers}"
+BENCH_PARTS="${BENCH_PARTS:-limits http native kafka peers}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
@@ -151,6 +156,7 @@ BENCH_JAR="$ROOT/bench/target/idem-bench.jar"
 STARTED_AT="$(date +%s)"
 
 SERVICE_PID=""
+NATIVE_EXE=""
 PORT=""
 FAILED=()
 BUSY=()
@@ -195,12 +201,19 @@ free_port() {
   die "no free port found"
 }
 
-# start_service <name> [VAR=value...]: starts the copied service jar, waits for readiness and
-# records the start-up time (process start → /q/health/ready answering 200). Fails (and leaves
-# nothing running) when the service does not get ready within 120 s.
+# start_service <name> [--native] [VAR=value...]: starts the copied service jar (or, with
+# --native, the copied native executable), waits for readiness and records the start-up time
+# (process start → /q/health/ready answering 200, polled every 10 ms). Fails (and leaves nothing
+# running) when the service does not get ready within 120 s.
 start_service() {
-  local name=$1 log_file t0 t1 i quarkus ready=0
+  local name=$1 log_file t0 t1 i quarkus ready=0 launch
   shift
+  # shellcheck disable=SC2206
+  launch=("$JAVA" $BENCH_SERVICE_OPTS -jar "$APP/quarkus-run.jar")
+  if [[ ${1:-} == --native ]]; then
+    launch=("$NATIVE_EXE" "${NATIVE_OPTS[@]}")
+    shift
+  fi
   PORT="$(free_port)"
   log_file="$OUT/service-$name.log"
   log "service $name: starting on $HOST:$PORT${*:+ with $*} (log ${log_file#"$ROOT/"})"
@@ -214,9 +227,9 @@ start_service() {
     QUARKUS_REDIS_MAX_POOL_SIZE="$BENCH_REDIS_POOL" \
     QUARKUS_REDIS_MAX_POOL_WAITING=8192 \
     "$@" \
-    "$JAVA" $BENCH_SERVICE_OPTS -jar "$APP/quarkus-run.jar" </dev/null >"$log_file" 2>&1 8>&- &
+    "${launch[@]}" </dev/null >"$log_file" 2>&1 8>&- &
   SERVICE_PID=$!
-  for ((i = 0; i < 2400; i++)); do
+  for ((i = 0; i < 12000; i++)); do
     if ! kill -0 "$SERVICE_PID" 2>/dev/null; then
       break
     fi
@@ -224,7 +237,7 @@ start_service() {
       ready=1
       break
     fi
-    sleep 0.05
+    sleep 0.01
   done
   t1="$(date +%s%N)"
   if ((!ready)); then
@@ -237,6 +250,16 @@ start_service() {
   quarkus="$(grep -o 'started in [0-9.]*s' "$log_file" | head -n 1 | tr -dc '0-9.')"
   STARTUP[$name]="{\"readyMs\": $(((t1 - t0) / 1000000)), \"quarkusSeconds\": ${quarkus:-null}, \"pid\": $SERVICE_PID}"
   log "service $name: ready after $(((t1 - t0) / 1000000)) ms (pid $SERVICE_PID)"
+}
+
+# idle_rss <name>: the running service's VmRSS after 10 s without requests, into STARTUP[name]
+idle_rss() {
+  local rss
+  sleep 10
+  rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVICE_PID/status" 2>/dev/null || true)"
+  [[ -n $rss ]] || return 0
+  STARTUP[$1]="${STARTUP[$1]%\}}, \"rssIdleKb\": $rss}"
+  log "service $1: RSS $((rss / 1024)) MB idle"
 }
 
 # stop_child <pid, or -pgid for its process group> <label>: SIGTERM, SIGKILL after 30 s, reaped
@@ -600,16 +623,44 @@ http_part() {
     fi
   fi
   start_service A IDEM_OUTBOX_RELAY_ENABLED=false "${profiler[@]}" || return 0
+  idle_rss A
   phase "HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --out "$OUT/http.json" || true
   stop_service
   if [[ -n $lib ]]; then
     phase "profile" bench_java profile --dir "$OUT" --interval-ms "$PROFILER_INTERVAL_MS" || true
   fi
-  # The relay was off: the paid orders' grant events stay unpublished. They are the benchmark's
-  # own and would flood the Kafka measurements, so they are set aside (and deleted at the end).
+  set_grants_aside
+}
+
+# The relay was off: the paid orders' grant events stay unpublished. They are the benchmark's own
+# and would flood the Kafka measurements, so they are set aside (and deleted at the end).
+set_grants_aside() {
   psql_idem -c "UPDATE outbox_event SET published_at = now() WHERE published_at IS NULL AND topic = 'coupon-grants'
     AND event_key IN (SELECT 'paid:' || id FROM orders WHERE user_id LIKE 'bench-$RUN%')" >/dev/null ||
     log "warning: could not set the benchmark's outbox events aside"
+}
+
+# The native executable (BENCH_NATIVE, else target/*-runner when ./idem native built one) as
+# service N, driven like A: its start-up, its memory idle and under load, and its HTTP ramps (a
+# production build: no bare endpoint). Skipped, with a line, when there is no executable.
+native_part() {
+  local source="${BENCH_NATIVE:-}"
+  if [[ -z $source ]]; then
+    source="$(compgen -G "$ROOT/target/*-runner" | head -n 1 || true)"
+  fi
+  if [[ -z $source || "$(head -c 4 "$source" 2>/dev/null | tail -c 3)" != ELF ]]; then
+    log "no native executable (./idem native builds target/*-runner; BENCH_NATIVE names another): the native part is skipped"
+    return 0
+  fi
+  NATIVE_EXE="$OUT/native-runner"
+  cp "$source" "$NATIVE_EXE"
+  log "native executable: $source ($(du -m "$source" | cut -f1) MB, built $(date -u -r "$source" +%Y-%m-%dT%H:%M:%SZ))"
+  start_service N --native IDEM_OUTBOX_RELAY_ENABLED=false || return 0
+  idle_rss N
+  phase "native HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-n" --bare false \
+    --out "$OUT/native-http.json" || true
+  stop_service
+  set_grants_aside
 }
 
 kafka_part() {
@@ -898,7 +949,7 @@ write_meta() {
   {
     printf '{'
     local first=1 name
-    for name in A B C; do
+    for name in A B C N; do
       [[ -n ${STARTUP[$name]:-} ]] || continue
       ((first)) || printf ', '
       first=0
@@ -915,7 +966,7 @@ cleanup() {
   drop_scratch
   cleanup_data
   drop_fresh_dbs
-  rm -rf "$APP"
+  rm -rf "$APP" "$NATIVE_EXE"
   rmdir "$OUT" 2>/dev/null || true # nothing measured
   exit "$rc"
 }
@@ -977,6 +1028,7 @@ main() {
     phase "redis-benchmark" redis_limit || true
   fi
   if part http; then http_part; fi
+  if part native; then native_part; fi
   if part kafka; then kafka_part; fi
   if part peers; then peers_part; fi
   cleanup_data

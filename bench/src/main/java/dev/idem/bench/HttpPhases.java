@@ -27,8 +27,12 @@ final class HttpPhases {
     private final Metrics metrics;
     private final Ops ops;
 
-    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics) {
+    /** Whether the service has the bench's yardsticks (the bare endpoint); a production build has not. */
+    private final boolean bare;
+
+    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics, boolean bare) {
         this.settings = settings;
+        this.bare = bare;
         this.load = load;
         this.proc = proc;
         this.metrics = metrics;
@@ -40,7 +44,8 @@ final class HttpPhases {
         Proc proc = new Proc(Long.parseLong(args.get("pid")), settings.clockTicks());
         String run = args.get("run");
         try (Load load = new Load(port, proc)) {
-            JsonObject result = new HttpPhases(settings, load, proc, new Metrics(port)).all("bench-" + run);
+            JsonObject result = new HttpPhases(settings, load, proc, new Metrics(port),
+                    Boolean.parseBoolean(args.get("bare", "true"))).all("bench-" + run);
             Files.writeString(Path.of(args.get("out")), result.encodePrettily());
         } finally {
             proc.close();
@@ -60,7 +65,9 @@ final class HttpPhases {
                 Db.analyze(settings, "the warm-up orders of round " + round);
                 steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
                 steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
-                steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
+                if (bare) {
+                    steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
+                }
                 steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
                 return steps.stream().mapToDouble(Load.Step::jit).max().orElse(0);
             }));
@@ -105,11 +112,13 @@ final class HttpPhases {
         result.put("rssMaxKbDuringCallbacks", rssMax[0]);
         checkAlive();
 
-        Progress.say("duplicate deliveries (the callbacks of the " + pool.paid
-                + " paid orders again), each step followed by the bare endpoint (GET /bench/redis-get, one Redis GET)");
-        List<JsonObject> paired = ramps(List.of("duplicates", "bare redis-get"), List.of(
-                c -> load.closed("duplicates", c, settings.seconds(), ops.duplicates(pool)),
-                c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare())));
+        Progress.say("duplicate deliveries (the callbacks of the " + pool.paid + " paid orders again)"
+                + (bare ? ", each step followed by the bare endpoint (GET /bench/redis-get, one Redis GET)" : ""));
+        IntFunction<Load.Step> dups = c -> load.closed("duplicates", c, settings.seconds(), ops.duplicates(pool));
+        List<JsonObject> paired = bare
+                ? ramps(List.of("duplicates", "bare redis-get"), List.of(dups,
+                        c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare())))
+                : List.of(ramp("duplicates", dups), new JsonObject());
         JsonObject duplicates = paired.get(0);
         Map<String, Double> m3 = metrics.snapshot();
         JsonObject dupMetrics = Metrics.delta(m2, m3);

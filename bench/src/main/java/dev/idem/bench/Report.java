@@ -24,7 +24,7 @@ final class Report {
         Path dir = Path.of(args.get("dir"));
         JsonObject all = new JsonObject();
         for (String part : new String[] {"meta", "startup", "pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare",
-                "latency-light", "latency", "profile"}) {
+                "latency-light", "latency", "profile", "native-http"}) {
             Path file = dir.resolve(part + ".json");
             if (Files.exists(file)) {
                 all.put(part, new JsonObject(Files.readString(file)));
@@ -47,7 +47,10 @@ final class Report {
 
     private JsonObject ratios() {
         JsonObject comparison = obj(all, "comparison");
+        JsonObject nativeHttp = obj(all, "native-http");
         return new JsonObject()
+                .put("nativeOverJarFirstDeliveries", ratio(peak(nativeHttp, "callbacksFirst"), peak("callbacksFirst"), 0.8))
+                .put("nativeOverJarDuplicates", ratio(peak(nativeHttp, "duplicates"), peak("duplicates"), 0.8))
                 .put("peers", comparison == null ? null : Comparison.ratios(comparison))
                 .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
                 .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
@@ -100,6 +103,9 @@ final class Report {
         if (Stream.of("pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare", "latency",
                 "latency-light").anyMatch(all::containsKey)) {
             figures(meta);
+        }
+        if (all.containsKey("native-http")) {
+            nativeBesideJar();
         }
         JsonObject comparison = obj(all, "comparison");
         if (comparison != null) {
@@ -352,8 +358,68 @@ final class Report {
     }
 
     private Double peak(String name) {
-        JsonObject peak = obj(obj(obj(all, "http"), name), "peak");
+        return peak(obj(all, "http"), name);
+    }
+
+    private static Double peak(JsonObject http, String name) {
+        JsonObject peak = obj(obj(http, name), "peak");
         return peak == null ? null : peak.getDouble("perSecond");
+    }
+
+    /**
+     * The native executable (service N) beside the jar (service A), both with the outbox relay off
+     * and driven alike: start-up, memory, and the warmed-up peaks of the two paths that matter.
+     */
+    private void nativeBesideJar() {
+        JsonObject startup = obj(all, "startup");
+        JsonObject jar = obj(startup, "A");
+        JsonObject exe = obj(startup, "N");
+        JsonObject jarHttp = obj(all, "http");
+        JsonObject exeHttp = obj(all, "native-http");
+        JsonObject ratios = all.getJsonObject("ratios");
+        line("");
+        line("| native executable beside the jar | jar | native | native ÷ jar |");
+        line("|---|---:|---:|---:|");
+        line("| process start → /q/health/ready 200 | " + seconds(jar, "readyMs") + " | " + seconds(exe, "readyMs")
+                + " | " + quotient(exe, jar, "readyMs") + " |");
+        line("| RSS idle, 10 s after ready | " + megabytes(jar, "rssIdleKb") + " | " + megabytes(exe, "rssIdleKb")
+                + " | " + quotient(exe, jar, "rssIdleKb") + " |");
+        line("| RSS, max during first deliveries | " + megabytes(jarHttp, "rssMaxKbDuringCallbacks") + " | "
+                + megabytes(exeHttp, "rssMaxKbDuringCallbacks") + " | "
+                + quotient(exeHttp, jarHttp, "rssMaxKbDuringCallbacks") + " |");
+        line("| RSS, max over the HTTP part | " + megabytes(jarHttp, "rssMaxKbOverall") + " | "
+                + megabytes(exeHttp, "rssMaxKbOverall") + " | " + quotient(exeHttp, jarHttp, "rssMaxKbOverall") + " |");
+        nativeRatio("first-delivery callbacks/s, peak", jarHttp, exeHttp, "callbacksFirst",
+                ratios.getJsonObject("nativeOverJarFirstDeliveries"));
+        nativeRatio("duplicate deliveries/s, peak", jarHttp, exeHttp, "duplicates",
+                ratios.getJsonObject("nativeOverJarDuplicates"));
+    }
+
+    private void nativeRatio(String label, JsonObject jarHttp, JsonObject exeHttp, String name, JsonObject ratio) {
+        JsonObject jarPeak = obj(obj(jarHttp, name), "peak");
+        JsonObject exePeak = obj(obj(exeHttp, name), "peak");
+        line("| " + label + " (target ≥ 0.80) | " + atPeak(jarPeak) + " | " + atPeak(exePeak) + " | "
+                + (ratio == null || ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2)) + " |");
+    }
+
+    private static String atPeak(JsonObject peak) {
+        return peak == null ? "n/a" : fmt(peak.getDouble("perSecond"), 0) + "/s at c=" + peak.getInteger("concurrency")
+                + " (p99 " + fmt(peak.getDouble("p99Ms"), 1) + " ms)";
+    }
+
+    private static String seconds(JsonObject o, String name) {
+        return o == null || o.getValue(name) == null ? "n/a" : fmt(o.getDouble(name) / 1000, 3) + " s";
+    }
+
+    private static String megabytes(JsonObject o, String name) {
+        return o == null || o.getValue(name) == null ? "n/a" : fmt(o.getDouble(name) / 1024, 0) + " MB";
+    }
+
+    private static String quotient(JsonObject x, JsonObject y, String name) {
+        if (x == null || y == null || x.getValue(name) == null || y.getValue(name) == null || y.getDouble(name) == 0) {
+            return "n/a";
+        }
+        return fmt(x.getDouble(name) / y.getDouble(name), 2);
     }
 
     private Double pgbenchTps() {
