@@ -180,7 +180,7 @@ EOF
 native_base_image() {
   local suite tag base rootfs dir ctr mnt
   suite="$(debian_suite)"
-  apt_install ca-certificates >/dev/null
+  [[ -s /etc/ssl/certs/ca-certificates.crt ]] || apt_install ca-certificates >/dev/null
   tag="$({ printf '%s\n' "$suite" "$NATIVE_UID"; sha256sum /etc/ssl/certs/ca-certificates.crt; declare -f debian_rootfs native_base_image; } |
     sha256sum | cut -c1-12)"
   base="$NATIVE_BASE_REPO:$tag"
