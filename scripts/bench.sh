@@ -644,11 +644,8 @@ set_grants_aside() {
 # service N, driven like A: its start-up, its memory idle and under load, and its HTTP ramps (a
 # production build: no bare endpoint). Skipped, with a line, when there is no executable.
 native_part() {
-  local source="${BENCH_NATIVE:-}"
-  if [[ -z $source ]]; then
-    source="$(compgen -G "$ROOT/target/*-runner" | head -n 1 || true)"
-  fi
-  if [[ -z $source || "$(head -c 4 "$source" 2>/dev/null | tail -c 3)" != ELF ]]; then
+  local source
+  if ! source="$(native_executable "${BENCH_NATIVE:-}")"; then
     log "no native executable (./idem native builds target/*-runner; BENCH_NATIVE names another): the native part is skipped"
     return 0
   fi

@@ -68,6 +68,19 @@ CONF
 }
 
 image_exists() { buildah inspect --type image "$1" >/dev/null 2>&1; }
+image_id() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+# image_mb <image> [decimals]: its size in MB
+image_mb() { podman image inspect --format '{{.Size}}' "$1" | awk -v d="${2:-0}" '{ printf "%.*f", d, $1 / 1000000 }'; }
+
+# remove_leftovers <image> <its previous id> <base repository> <base>: what earlier builds left,
+# the previous application image once replaced and the bases of other recipes
+remove_leftovers() {
+  if [[ -n $2 && $2 != "$(image_id "$1")" ]]; then
+    podman rmi "$2" >/dev/null 2>&1 || true
+  fi
+  podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$3:" | grep -vxF "$4" |
+    xargs -r podman rmi >/dev/null 2>&1 || true
+}
 
 # --------------------------------------------------------------------------------- the base
 
@@ -227,13 +240,12 @@ native_base_image() {
 # The native image: src/main/docker/Dockerfile.native-micro on the local base instead of a
 # registry's. The executable must be one: a build may leave only the jar in target/.
 build_native() {
-  local runner base containerfile="$STATE/Containerfile.native" t0=$SECONDS size previous
-  runner="$(compgen -G "target/*-runner" | head -n 1 || true)"
-  if [[ -z $runner ]] || [[ "$(head -c 4 "$runner" | tail -c 3)" != ELF ]]; then
+  local runner base containerfile="$STATE/Containerfile.native" t0=$SECONDS previous
+  runner="$(native_executable)" ||
     die "native: no native executable in target/; ./idem native builds it (a GraalVM home for JDK 25 in GRAALVM_HOME)"
-  fi
+  runner="${runner#"$ROOT/"}"
   base="$(native_base_image)"
-  previous="$(podman image inspect --format '{{.Id}}' "$IMAGE_NATIVE" 2>/dev/null || true)"
+  previous="$(image_id "$IMAGE_NATIVE")"
   cat >"$containerfile" <<EOF
 FROM $base
 WORKDIR /work/
@@ -246,32 +258,22 @@ EOF
     --label org.opencontainers.image.title=idem \
     --label "org.opencontainers.image.revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
     "$ROOT" >/dev/null
-  if [[ -n $previous && $previous != "$(podman image inspect --format '{{.Id}}' "$IMAGE_NATIVE")" ]]; then
-    podman rmi "$previous" >/dev/null 2>&1 || true
-  fi
-  podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$NATIVE_BASE_REPO:" | grep -vxF "$base" |
-    xargs -r podman rmi >/dev/null 2>&1 || true
-  size="$(podman image inspect --format '{{.Size}}' "$IMAGE_NATIVE" | awk '{ printf "%d MB", $1 / 1000000 }')"
-  log "built $IMAGE_NATIVE ($size, of which the executable $(stat -c %s "$runner" | awk '{ printf "%d", $1 / 1000000 }') MB," \
-    "the base $(podman image inspect --format '{{.Size}}' "$base" | awk '{ printf "%.1f", $1 / 1000000 }') MB) in $((SECONDS - t0)) s"
+  remove_leftovers "$IMAGE_NATIVE" "$previous" "$NATIVE_BASE_REPO" "$base"
+  log "built $IMAGE_NATIVE ($(image_mb "$IMAGE_NATIVE") MB, of which the executable" \
+    "$(stat -c %s "$runner" | awk '{ printf "%d", $1 / 1000000 }') MB, the base $(image_mb "$base" 1) MB) in $((SECONDS - t0)) s"
 }
 
 build() {
-  local t0=$SECONDS base size previous
+  local t0=$SECONDS base previous
   container_tools
   base="$(base_image)"
   log "packaging the application (./mvnw -B -q -DskipTests package)"
   ./mvnw -B -q -DskipTests package
-  previous="$(podman image inspect --format '{{.Id}}' "$IMAGE_JVM" 2>/dev/null || true)"
+  previous="$(image_id "$IMAGE_JVM")"
   build_jvm "$base"
-  # what earlier builds left: the previous application image, bases of other recipes or JDKs
-  if [[ -n $previous && $previous != "$(podman image inspect --format '{{.Id}}' "$IMAGE_JVM")" ]]; then
-    podman rmi "$previous" >/dev/null 2>&1 || true
-  fi
-  podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$BASE_REPO:" | grep -vxF "$base" |
-    xargs -r podman rmi >/dev/null 2>&1 || true
-  size="$(podman image inspect --format '{{.Size}}' "$IMAGE_JVM" | awk '{ printf "%d MB", $1 / 1000000 }')"
-  log "built $IMAGE_JVM ($size) in $((SECONDS - t0)) s"
+  # bases of other recipes or JDKs go too
+  remove_leftovers "$IMAGE_JVM" "$previous" "$BASE_REPO" "$base"
+  log "built $IMAGE_JVM ($(image_mb "$IMAGE_JVM") MB) in $((SECONDS - t0)) s"
 }
 
 # --------------------------------------------------------------------------------- the smoke check

@@ -16,6 +16,13 @@ JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # shellcheck disable=SC2034
 NATIVE_OPTS=(-Xmn16m)
 
+# native_executable [FILE]: FILE, else target/*-runner, printed when it is a native executable
+# (an ELF file); nothing otherwise.
+native_executable() {
+  local file="${1:-$(compgen -G "$ROOT/target/*-runner" | head -n 1 || true)}"
+  [[ -n $file && "$(head -c 4 "$file" 2>/dev/null | tail -c 3)" == ELF ]] && printf '%s\n' "$file"
+}
+
 log() { printf '%s: %s\n' "$LOG_NAME" "$*" >&2; }
 die() {
   log "error: $*"
