@@ -30,6 +30,8 @@ final class ServiceProcess {
     private static final Path JAR = BASEDIR.resolve("target/quarkus-app/quarkus-run.jar");
     /** What the last build made, as Quarkus records it for its own {@code @QuarkusIntegrationTest}s. */
     private static final Path ARTIFACT = BASEDIR.resolve("target/quarkus-artifact.properties");
+    /** The build does not change under a test run: read once. */
+    private static final List<String> COMMAND = command();
     private static final Path LOGS = BASEDIR.resolve("target/it-logs");
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -127,7 +129,7 @@ final class ServiceProcess {
         starts++;
         try {
             Files.createDirectories(LOGS);
-            ProcessBuilder builder = new ProcessBuilder(command())
+            ProcessBuilder builder = new ProcessBuilder(COMMAND)
                     .directory(BASEDIR.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log().toFile()));
@@ -171,7 +173,7 @@ final class ServiceProcess {
     }
 
     /** The command that runs the artifact under test: the one Quarkus's own launcher would pick. */
-    static List<String> command() {
+    private static List<String> command() {
         Properties artifact = new Properties();
         if (Files.exists(ARTIFACT)) {
             try (var in = Files.newInputStream(ARTIFACT)) {
@@ -190,7 +192,7 @@ final class ServiceProcess {
 
     /** Whether the instances are the native executable, for the tests' reports. */
     static boolean isNative() {
-        return command().size() == 1;
+        return COMMAND.size() == 1;
     }
 
     private static String java() {

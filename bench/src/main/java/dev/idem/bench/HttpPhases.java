@@ -118,7 +118,7 @@ final class HttpPhases {
         List<JsonObject> paired = bare
                 ? ramps(List.of("duplicates", "bare redis-get"), List.of(dups,
                         c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare())))
-                : List.of(ramp("duplicates", dups), new JsonObject());
+                : List.of(ramp("duplicates", dups));
         JsonObject duplicates = paired.get(0);
         Map<String, Double> m3 = metrics.snapshot();
         JsonObject dupMetrics = Metrics.delta(m2, m3);
@@ -128,7 +128,9 @@ final class HttpPhases {
         long byAll = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"");
         duplicates.put("answeredByRedis", byRedis).put("answeredByAnyLayer", byAll);
         result.put("duplicates", duplicates);
-        result.put("bare", paired.get(1));
+        if (bare) {
+            result.put("bare", paired.get(1));
+        }
         checkAlive();
 
         Progress.say("Idempotency-Key replays: the same keys and bodies again");

@@ -398,8 +398,9 @@ final class Report {
     private void nativeRatio(String label, JsonObject jarHttp, JsonObject exeHttp, String name, JsonObject ratio) {
         JsonObject jarPeak = obj(obj(jarHttp, name), "peak");
         JsonObject exePeak = obj(obj(exeHttp, name), "peak");
-        line("| " + label + " (target ≥ 0.80) | " + atPeak(jarPeak) + " | " + atPeak(exePeak) + " | "
-                + (ratio == null || ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2)) + " |");
+        line("| " + label + " (target ≥ " + fmt(ratio.getDouble("target"), 2) + ") | " + atPeak(jarPeak) + " | "
+                + atPeak(exePeak) + " | "
+                + (ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2)) + " |");
     }
 
     private static String atPeak(JsonObject peak) {
