@@ -996,6 +996,7 @@ main() {
     done
     build_busy && die "a test run or a build still uses the machine after ${BENCH_TEST_WAIT}s; try again later"
     log "building the service with the benchmark's yardsticks (./mvnw -B -q -Pbench -DskipTests package)"
+    install_extension
     ./mvnw -B -q -Pbench -DskipTests package
   fi
   local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}" waited=0

@@ -236,6 +236,7 @@ suite() {
   command -v redis-server >/dev/null 2>&1 || apt_install redis-server redis-tools
   if [[ $CHAOS_BUILD == 1 ]]; then
     log "building the service and the load generator"
+    install_extension 8>&-
     ./mvnw -B -q -DskipTests package 8>&-
   fi
   ./mvnw -B -q -f bench/pom.xml package 8>&-

@@ -268,6 +268,7 @@ build() {
   container_tools
   base="$(base_image)"
   log "packaging the application (./mvnw -B -q -DskipTests package)"
+  install_extension
   ./mvnw -B -q -DskipTests package
   previous="$(image_id "$IMAGE_JVM")"
   build_jvm "$base"

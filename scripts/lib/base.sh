@@ -23,6 +23,13 @@ native_executable() {
   [[ -n $file && "$(head -c 4 "$file" 2>/dev/null | tail -c 3)" == ELF ]] && printf '%s\n' "$file"
 }
 
+# install_extension: the idempotency extension (idem-quarkus) into the local Maven repository, where
+# the service's own build (the root pom.xml alone) finds it; `./idem test` builds everything at once
+# through reactor/pom.xml instead.
+install_extension() {
+  "$ROOT/mvnw" -B -q -f "$ROOT/idem-quarkus/pom.xml" install -DskipTests
+}
+
 log() { printf '%s: %s\n' "$LOG_NAME" "$*" >&2; }
 die() {
   log "error: $*"

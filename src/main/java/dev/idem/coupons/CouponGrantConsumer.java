@@ -1,6 +1,6 @@
 package dev.idem.coupons;
 
-import dev.idem.messaging.IdempotentConsumer;
+import dev.idem.pipeline.kafka.IdempotentConsumer;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -2,8 +2,8 @@ package dev.idem.coupons;
 
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
-import dev.idem.pipeline.IdempotentBatch;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.TwoPhaseScope;
 import dev.idem.pipeline.TwoPhaseWork;
 import dev.idem.pipeline.Work;
 import io.smallrye.mutiny.Uni;
@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Default;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -23,25 +24,26 @@ import java.util.UUID;
  * The paid-order campaign's coupons are issued here, in the grant's transaction, or by the
  * external issuer ({@code idem.campaign.paid-coupon-issuer=external}): then the grant takes the
  * pipeline's two-phase mode, whose work this class also is, and the local row is written at
- * confirmation with the issuer's coupon id.
+ * confirmation with the issuer's coupon id. Injected as a service (default) and found by the
+ * pipeline as the two-phase work of its scope.
  */
 @ApplicationScoped
+@Default
+@TwoPhaseScope(CouponService.SCOPE)
 public class CouponService implements TwoPhaseWork {
 
     public static final String SCOPE = "coupon-grant";
 
     private final IdempotencyPipeline pipeline;
-    private final IdempotentBatch batch;
     private final CouponRepository coupons;
     private final Pool pool;
     private final CampaignConfig campaign;
     private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
-    CouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool,
+    CouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool,
                   CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
-        this.batch = batch;
         this.coupons = coupons;
         this.pool = pool;
         this.campaign = campaign;
@@ -63,15 +65,15 @@ public class CouponService implements TwoPhaseWork {
      */
     public Uni<List<Outcome>> grantAll(List<CouponGrant> grants) {
         List<Uni<Outcome>> external = new ArrayList<>();
-        List<IdempotentBatch.Item> local = new ArrayList<>();
+        List<IdempotencyPipeline.Item> local = new ArrayList<>();
         for (CouponGrant grant : grants) {
             if (issuedExternally(grant)) {
                 external.add(grant(grant));
             } else {
-                local.add(new IdempotentBatch.Item(grant.idemRequest(SCOPE), local(grant)));
+                local.add(new IdempotencyPipeline.Item(grant.idemRequest(SCOPE), local(grant)));
             }
         }
-        Uni<List<Outcome>> locals = batch.execute(local);
+        Uni<List<Outcome>> locals = pipeline.executeAll(local);
         if (external.isEmpty()) {
             return locals;
         }
@@ -91,11 +93,6 @@ public class CouponService implements TwoPhaseWork {
     private boolean issuedExternally(CouponGrant grant) {
         return campaign.paidCouponIssuer() == CampaignConfig.Issuer.EXTERNAL
                 && campaign.paidCouponTemplate().filter(grant.templateId()::equals).isPresent();
-    }
-
-    @Override
-    public String scope() {
-        return SCOPE;
     }
 
     /** The external issuer, asked with the grant's key: a repeated call answers the same coupon. */

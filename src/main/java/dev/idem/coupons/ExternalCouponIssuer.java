@@ -1,8 +1,10 @@
 package dev.idem.coupons;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idem.pipeline.TwoPhaseConfig;
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.idem.pipeline.PipelineConfig;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -15,6 +17,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,13 +32,13 @@ import java.util.List;
 public class ExternalCouponIssuer {
 
     private final CouponIssuerConfig config;
-    /** The service's strict mapper: an answer that names {@code couponId} twice is no answer. */
-    private final ObjectMapper mapper;
+    /** Strict about repeated members: an answer that names {@code couponId} twice is no answer. */
+    private final ObjectReader reader;
     private final HttpClient http;
 
     ExternalCouponIssuer(CouponIssuerConfig config, ObjectMapper mapper) {
         this.config = config;
-        this.mapper = mapper;
+        this.reader = mapper.reader().with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(config.timeout())
@@ -43,14 +46,14 @@ public class ExternalCouponIssuer {
     }
 
     /** Refuses to start with an external issuer that is not configured, or slower than the lease. */
-    void check(@Observes StartupEvent start, CampaignConfig campaign, TwoPhaseConfig twoPhase) {
-        List<String> problems = problems(campaign, config, twoPhase);
+    void check(@Observes StartupEvent start, CampaignConfig campaign, PipelineConfig pipeline) {
+        List<String> problems = problems(campaign, config, pipeline.lease());
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Refusing to start: " + String.join("; ", problems));
         }
     }
 
-    static List<String> problems(CampaignConfig campaign, CouponIssuerConfig issuer, TwoPhaseConfig twoPhase) {
+    static List<String> problems(CampaignConfig campaign, CouponIssuerConfig issuer, Duration lease) {
         List<String> problems = new ArrayList<>();
         if (campaign.paidCouponIssuer() != CampaignConfig.Issuer.EXTERNAL) {
             return problems;
@@ -58,9 +61,9 @@ public class ExternalCouponIssuer {
         if (issuer.url().isEmpty()) {
             problems.add("idem.campaign.paid-coupon-issuer=external needs idem.coupon-issuer.url");
         }
-        if (issuer.timeout().compareTo(twoPhase.lease()) >= 0) {
+        if (issuer.timeout().compareTo(lease) >= 0) {
             problems.add("idem.coupon-issuer.timeout (" + issuer.timeout() + ") must be shorter than idem.pipeline.lease ("
-                    + twoPhase.lease() + "), or a slow answer would be taken over while it is still awaited");
+                    + lease + "), or a slow answer would be taken over while it is still awaited");
         }
         return problems;
     }
@@ -90,7 +93,7 @@ public class ExternalCouponIssuer {
         }
         String couponId;
         try {
-            JsonNode answer = mapper.readTree(response.body());
+            JsonNode answer = reader.readTree(response.body());
             couponId = answer == null ? null : answer.path("couponId").textValue();
         } catch (IOException | RuntimeException unreadable) {
             throw new IssuerFailure("the coupon issuer answered something else than JSON: " + abbreviate(response.body()));

@@ -1,7 +1,6 @@
 package dev.idem.ops;
 
-import dev.idem.pipeline.DedupTrail;
-import dev.idem.pipeline.HangingRecords;
+import dev.idem.pipeline.DedupAdmin;
 import dev.idem.web.Json;
 import dev.idem.web.Problem;
 import io.smallrye.mutiny.Uni;
@@ -24,14 +23,12 @@ public class AdminResource {
 
     private final Reconciliation reconciliation;
     private final Archiver archiver;
-    private final HangingRecords hanging;
-    private final DedupTrail trail;
+    private final DedupAdmin dedup;
 
-    AdminResource(Reconciliation reconciliation, Archiver archiver, HangingRecords hanging, DedupTrail trail) {
+    AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup) {
         this.reconciliation = reconciliation;
         this.archiver = archiver;
-        this.hanging = hanging;
-        this.trail = trail;
+        this.dedup = dedup;
     }
 
     /** {@code since} (ISO-8601 instant, optional) limits the report to what was written from then on. */
@@ -56,21 +53,21 @@ public class AdminResource {
     @POST
     @Path("/dedup/redrive")
     public Uni<Response> redrive() {
-        return hanging.redriveHanging().map(report -> Json.ok(report.toJson()));
+        return dedup.redriveHanging().map(report -> Json.ok(report.toJson()));
     }
 
     @POST
     @Path("/archive")
     public Uni<Response> archive() {
-        return archiver.archiveNow().map(report -> Json.ok(new JsonObject()
-                .put("dedupRecords", report.dedupRecords())
-                .put("outboxEvents", report.outboxEvents())));
+        return dedup.archiveNow().chain(records -> archiver.archiveNow().map(events -> Json.ok(new JsonObject()
+                .put("dedupRecords", records)
+                .put("outboxEvents", events))));
     }
 
     @GET
     @Path("/dedup/{scope}/{key}")
     public Uni<Response> dedupTrail(@PathParam("scope") String scope, @PathParam("key") String key) {
-        return trail.of(scope, key).map(found -> found
+        return dedup.trail(scope, key).map(found -> found
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key")));
     }

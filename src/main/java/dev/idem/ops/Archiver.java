@@ -1,7 +1,6 @@
 package dev.idem.ops;
 
 import dev.idem.outbox.OutboxRepository;
-import dev.idem.pipeline.DedupArchive;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -12,24 +11,21 @@ import java.time.Instant;
 import java.util.function.Function;
 
 /**
- * Moves dedup records past their retention, and published outbox events past theirs, into the
- * archive tables in bounded batches. Idempotent: a second run finds nothing left to move. Each
- * batch is its own statement, so locks are short and other instances may archive at the same time.
+ * Moves published outbox events past their retention into the archive table in bounded batches
+ * (the pipeline archives its dedup records on the same schedule). Idempotent: a second run finds
+ * nothing left to move. Each batch is its own statement, so locks are short and other instances
+ * may archive at the same time.
  */
 @ApplicationScoped
 public class Archiver {
 
-    public record Report(int dedupRecords, int outboxEvents) {}
-
     private final Pool pool;
-    private final DedupArchive dedup;
     private final OutboxRepository outbox;
     private final ArchiveConfig config;
     private final Clock clock;
 
-    Archiver(Pool pool, DedupArchive dedup, OutboxRepository outbox, ArchiveConfig config, Clock clock) {
+    Archiver(Pool pool, OutboxRepository outbox, ArchiveConfig config, Clock clock) {
         this.pool = pool;
-        this.dedup = dedup;
         this.outbox = outbox;
         this.config = config;
         this.clock = clock;
@@ -39,9 +35,9 @@ public class Archiver {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return archiveNow()
-                .invoke(report -> {
-                    if (report.dedupRecords() + report.outboxEvents() > 0) {
-                        Log.infof("Archived %d dedup records and %d outbox events", report.dedupRecords(), report.outboxEvents());
+                .invoke(events -> {
+                    if (events > 0) {
+                        Log.infof("Archived %d outbox events", events);
                     }
                 })
                 .onFailure().invoke(failure -> Log.warnf("Archiving failed, the next run retries: %s", failure.toString()))
@@ -49,11 +45,10 @@ public class Archiver {
                 .replaceWithVoid();
     }
 
-    public Uni<Report> archiveNow() {
-        Instant now = clock.instant();
-        return drain(limit -> dedup.moveExpired(pool, now, limit), 0, 0)
-                .chain(records -> drain(limit -> outbox.archivePublished(pool, now.minus(config.outboxRetention()), limit), 0, 0)
-                        .map(events -> new Report(records, events)));
+    /** How many events moved. */
+    public Uni<Integer> archiveNow() {
+        Instant before = clock.instant().minus(config.outboxRetention());
+        return drain(limit -> outbox.archivePublished(pool, before, limit), 0, 0);
     }
 
     /** Runs batches until one comes back short (nothing left) or the run's bound is reached. */

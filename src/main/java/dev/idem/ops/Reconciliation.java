@@ -3,11 +3,10 @@ package dev.idem.ops;
 import dev.idem.coupons.CouponService;
 import dev.idem.coupons.PaidOrderCampaign;
 import dev.idem.ops.ReconciliationChecks.Check;
-import dev.idem.ops.ReconciliationChecks.Finding;
 import dev.idem.orders.OrderRepository;
 import dev.idem.outbox.OutboxRepository;
-import dev.idem.pipeline.DedupReset;
-import dev.idem.pipeline.HangingRecords;
+import dev.idem.pipeline.DedupAdmin;
+import dev.idem.pipeline.DedupAdmin.Finding;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
@@ -21,7 +20,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumMap;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,15 +44,14 @@ public class Reconciliation {
     private final PaidOrderCampaign campaign;
     private final OrderRepository orders;
     private final OutboxRepository outbox;
-    private final DedupReset dedup;
-    private final HangingRecords hanging;
+    private final DedupAdmin dedup;
     private final Clock clock;
-    private final Map<Check, AtomicLong> gauges = new EnumMap<>(Check.class);
+    private final Map<String, AtomicLong> gauges = new HashMap<>();
     private final AtomicLong outboxLagSeconds = new AtomicLong();
 
     Reconciliation(Pool pool, ReconciliationChecks checks, ReconciliationConfig config, PaidOrderCampaign campaign,
-                   OrderRepository orders, OutboxRepository outbox, DedupReset dedup, HangingRecords hanging,
-                   MeterRegistry registry, Clock clock) {
+                   OrderRepository orders, OutboxRepository outbox, DedupAdmin dedup, MeterRegistry registry,
+                   Clock clock) {
         this.pool = pool;
         this.checks = checks;
         this.config = config;
@@ -60,14 +59,19 @@ public class Reconciliation {
         this.orders = orders;
         this.outbox = outbox;
         this.dedup = dedup;
-        this.hanging = hanging;
         this.clock = clock;
+        List<String> labels = new ArrayList<>();
         for (Check check : Check.values()) {
+            labels.add(check.label);
+        }
+        labels.add(DedupAdmin.HANGING);
+        labels.add(DedupAdmin.FAILED);
+        for (String label : labels) {
             AtomicLong value = new AtomicLong();
-            gauges.put(check, value);
+            gauges.put(label, value);
             Gauge.builder("idem.reconciliation.findings", value, AtomicLong::get)
                     .description("Reconciliation findings by check; a healthy system reports zeros")
-                    .tag("check", check.label).register(registry);
+                    .tag("check", label).register(registry);
         }
         Gauge.builder("idem.outbox.lag.seconds", outboxLagSeconds, AtomicLong::get)
                 .description("Age of the oldest outbox event not yet published").register(registry);
@@ -80,7 +84,7 @@ public class Reconciliation {
             long total = 0;
             for (Finding finding : findings) {
                 total += finding.count();
-                body.put(finding.check().label, new JsonObject()
+                body.put(finding.check(), new JsonObject()
                         .put("count", finding.count())
                         .put("samples", new JsonArray(List.copyOf(finding.samples()))));
             }
@@ -104,7 +108,7 @@ public class Reconciliation {
                         .onItem().transformToUniAndConcatenate(this::regrant)
                         .collect().asList())
                 .map(List::size);
-        return regranted.chain(count -> hanging.redriveHanging().map(redrive -> new JsonObject()
+        return regranted.chain(count -> dedup.redriveHanging().map(redrive -> new JsonObject()
                 .put("grantsRepublished", count)
                 .put("redrive", redrive.toJson())));
     }
@@ -134,7 +138,12 @@ public class Reconciliation {
         Instant now = clock.instant();
         return Multi.createFrom().items(Check.values())
                 .onItem().transformToUniAndConcatenate(check -> checks.run(pool, check, cutoff(), since, samples, now))
-                .collect().asList();
+                .collect().asList()
+                .chain(own -> dedup.findings(since, samples).map(pipeline -> {
+                    List<Finding> all = new ArrayList<>(own);
+                    all.addAll(pipeline);
+                    return all;
+                }));
     }
 
     private Instant cutoff() {

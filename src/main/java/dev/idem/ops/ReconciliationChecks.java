@@ -2,6 +2,7 @@ package dev.idem.ops;
 
 import static dev.idem.support.SqlTime.ts;
 
+import dev.idem.pipeline.DedupAdmin;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -12,8 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The reconciliation's questions, each one SQL statement across the tables whose agreement it
- * checks. Read-only. Each answers the total and a few sample ids.
+ * The reconciliation's questions about the service's own tables, each one SQL statement across
+ * the tables whose agreement it checks (the pipeline answers those about its dedup records).
+ * Read-only. Each answers the total and a few sample ids.
  * Parameters: $1 cutoff (now minus grace), $2 since, $3 sample limit, $4 now.
  */
 @ApplicationScoped
@@ -34,12 +36,6 @@ public class ReconciliationChecks {
                 SELECT c.order_id FROM coupons c
                 WHERE c.order_id IS NOT NULL AND c.granted_at >= $2
                 GROUP BY c.order_id HAVING count(*) > 1"""),
-        HANGING_DEDUP_RECORDS("hangingDedupRecords", """
-                SELECT d.scope || ':' || d.key FROM dedup_record d
-                WHERE d.payload IS NOT NULL AND d.status = 'PROCESSING' AND d.lease_until < $4 AND d.created_at >= $2"""),
-        FAILED_DEDUP_RECORDS("failedDedupRecords", """
-                SELECT d.scope || ':' || d.key FROM dedup_record d
-                WHERE d.payload IS NOT NULL AND d.status = 'FAILED' AND d.created_at >= $2"""),
         UNRESOLVED_ANOMALIES("unresolvedAnomalies", """
                 SELECT a.kind || ':' || a.order_id FROM payment_anomaly a
                 WHERE NOT a.resolved AND a.created_at >= $2"""),
@@ -61,16 +57,14 @@ public class ReconciliationChecks {
         }
     }
 
-    public record Finding(Check check, long count, List<String> samples) {}
-
-    public Uni<Finding> run(SqlClient client, Check check, Instant cutoff, Instant since, int samples, Instant now) {
+    public Uni<DedupAdmin.Finding> run(SqlClient client, Check check, Instant cutoff, Instant since, int samples, Instant now) {
         return client.preparedQuery(check.sql).execute(Tuple.of(ts(cutoff), ts(since), samples, ts(now))).map(rows -> {
             Row row = rows.iterator().next();
             List<String> ids = new ArrayList<>();
             for (String id : row.getArrayOfStrings("samples")) {
                 ids.add(id);
             }
-            return new Finding(check, row.getLong("total"), ids);
+            return new DedupAdmin.Finding(check.label, row.getLong("total"), ids);
         });
     }
 }

@@ -3,8 +3,8 @@ package dev.idem.orders;
 import dev.idem.pipeline.Outcome;
 import dev.idem.tokens.TokenResource;
 import dev.idem.web.Json;
-import dev.idem.web.JsonBodies;
-import dev.idem.web.JsonBodies.Parsed;
+import dev.idem.pipeline.StrictJson;
+import dev.idem.pipeline.StrictJson.Parsed;
 import dev.idem.web.Problem;
 import dev.idem.web.UserIdFilter;
 import io.smallrye.mutiny.Uni;
@@ -29,11 +29,11 @@ public class OrderResource {
     private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
 
     private final OrderService orders;
-    private final JsonBodies bodies;
+    private final StrictJson json;
 
-    OrderResource(OrderService orders, JsonBodies bodies) {
+    OrderResource(OrderService orders, StrictJson json) {
         this.orders = orders;
-        this.bodies = bodies;
+        this.json = json;
     }
 
     @POST
@@ -53,15 +53,26 @@ public class OrderResource {
         if (key != null && !KEY.matcher(key).matches()) {
             return answer(Problem.badRequest("Idempotency-Key must be 1 to 255 printable ASCII characters"));
         }
-        Parsed<OrderRequest> parsed = bodies.read(body, OrderRequest.class, OrderRequest::violation);
+        Parsed<OrderRequest> parsed = json.read(body, OrderRequest.class, OrderRequest::violation);
         if (parsed instanceof Parsed.Invalid<OrderRequest> invalid) {
             return answer(Problem.badRequest(invalid.detail()));
         }
         OrderRequest request = ((Parsed.Valid<OrderRequest>) parsed).value();
-        Uni<Outcome> outcome = key != null
-                ? orders.submit(userId, key, request)
-                : orders.submitWithToken(userId, token, request);
-        return outcome.map(o -> o.accept(SUBMIT_ANSWERS));
+        if (key != null) {
+            return orders.submit(userId, key, request).map(outcome -> outcome.accept(SUBMIT_ANSWERS));
+        }
+        return orders.submitWithToken(userId, token, request).map(OrderResource::tokenAnswer);
+    }
+
+    /** The same answer as a key's first execution; a token that cannot be used is 409, or 503 without Redis. */
+    private static Response tokenAnswer(OrderService.TokenSubmit submit) {
+        if (submit instanceof OrderService.TokenSubmit.Created created) {
+            return replay(created.answer(), false);
+        }
+        if (submit instanceof OrderService.TokenSubmit.StoreUnavailable) {
+            return TokenResource.unavailable();
+        }
+        return Problem.response(409, "TOKEN_INVALID", "the token is unknown, expired, used or not yours");
     }
 
     @GET
@@ -97,9 +108,7 @@ public class OrderResource {
         }
 
         public Response rejected(Outcome.Rejected o) {
-            return OrderService.TOKEN_STORE_UNAVAILABLE.equals(o.reason())
-                    ? TokenResource.unavailable()
-                    : Problem.response(409, o.reason(), o.detail());
+            return Problem.response(409, o.reason(), o.detail());
         }
     };
 

@@ -21,7 +21,18 @@ import java.util.UUID;
 public class OrderService {
 
     public static final String SUBMIT_SCOPE = "order-submit";
-    static final String TOKEN_STORE_UNAVAILABLE = "TOKEN_STORE_UNAVAILABLE";
+
+    /** What became of a submit behind a one-time token. */
+    public sealed interface TokenSubmit {
+        /** The order was created; {@code answer} is the stored HTTP answer, as a key's would be. */
+        record Created(JsonObject answer) implements TokenSubmit {}
+
+        /** Unknown, expired, used, or another user's token. */
+        record Invalid() implements TokenSubmit {}
+
+        /** The token store (Redis) could not be asked. */
+        record StoreUnavailable() implements TokenSubmit {}
+    }
 
     private final IdempotencyPipeline pipeline;
     private final OrderRepository orders;
@@ -52,17 +63,17 @@ public class OrderService {
      * Creates the order if {@code token} is the user's unused one-time token. The token is consumed
      * first, atomically; if the order then cannot be stored, it is given back so the user can retry.
      */
-    public Uni<Outcome> submitWithToken(String userId, String token, OrderRequest request) {
+    public Uni<TokenSubmit> submitWithToken(String userId, String token, OrderRequest request) {
         return tokens.consume(token, userId).chain(consumption -> {
             if (consumption instanceof TokenStore.Consumption.Consumed consumed) {
                 Order order = newOrder(userId, request);
                 return pool.withTransaction(tx -> orders.insert(tx, order))
                         .onFailure().call(() -> tokens.restore(token, userId, consumed.remaining()))
-                        .replaceWith((Outcome) new Outcome.Processed(stored(201, order.toJson())));
+                        .replaceWith((TokenSubmit) new TokenSubmit.Created(stored(201, order.toJson())));
             }
             return Uni.createFrom().item(consumption instanceof TokenStore.Consumption.StoreUnavailable
-                    ? new Outcome.Rejected(TOKEN_STORE_UNAVAILABLE, "the token store is unavailable")
-                    : new Outcome.Rejected("TOKEN_INVALID", "the token is unknown, expired, used or not yours"));
+                    ? new TokenSubmit.StoreUnavailable()
+                    : new TokenSubmit.Invalid());
         });
     }
 

@@ -1,6 +1,6 @@
 package dev.idem.payments;
 
-import dev.idem.messaging.IdempotentConsumer;
+import dev.idem.pipeline.kafka.IdempotentConsumer;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;

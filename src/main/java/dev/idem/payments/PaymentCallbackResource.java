@@ -2,8 +2,8 @@ package dev.idem.payments;
 
 import dev.idem.pipeline.Outcome;
 import dev.idem.web.Json;
-import dev.idem.web.JsonBodies;
-import dev.idem.web.JsonBodies.Parsed;
+import dev.idem.pipeline.StrictJson;
+import dev.idem.pipeline.StrictJson.Parsed;
 import dev.idem.web.Problem;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -23,12 +23,12 @@ import jakarta.ws.rs.core.Response;
 public class PaymentCallbackResource {
 
     private final CallbackSignature signature;
-    private final JsonBodies bodies;
+    private final StrictJson json;
     private final PaymentService payments;
 
-    PaymentCallbackResource(CallbackSignature signature, JsonBodies bodies, PaymentService payments) {
+    PaymentCallbackResource(CallbackSignature signature, StrictJson json, PaymentService payments) {
         this.signature = signature;
-        this.bodies = bodies;
+        this.json = json;
         this.payments = payments;
     }
 
@@ -46,7 +46,7 @@ public class PaymentCallbackResource {
                 default -> "the signature does not match";
             }));
         }
-        Parsed<PaymentCallback> parsed = bodies.read(body, PaymentCallback.class, PaymentCallback::violation);
+        Parsed<PaymentCallback> parsed = json.read(body, PaymentCallback.class, PaymentCallback::violation);
         if (parsed instanceof Parsed.Invalid<PaymentCallback> invalid) {
             return Uni.createFrom().item(Problem.badRequest(invalid.detail()));
         }

@@ -11,11 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.HangingRecords;
+import dev.idem.pipeline.DedupAdmin;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.Outcome;
-import dev.idem.pipeline.RedriveReport;
-import dev.idem.pipeline.TwoPhaseConfig;
+import dev.idem.pipeline.PipelineConfig;
 import dev.idem.testing.Db;
 import dev.idem.testing.FakeCouponIssuer;
 import dev.idem.testing.FakeCouponIssuer.Mode;
@@ -130,10 +129,10 @@ class ExternalIssuerTwoPhaseTest {
     CouponService coupons;
 
     @Inject
-    HangingRecords hanging;
+    DedupAdmin hanging;
 
     @Inject
-    TwoPhaseConfig twoPhase;
+    PipelineConfig twoPhase;
 
     @Inject
     Scheduler scheduler;
@@ -155,7 +154,7 @@ class ExternalIssuerTwoPhaseTest {
     @AfterEach
     void tearDown() {
         issuer.reset();
-        scheduler.resume(HangingRecords.JOB);
+        scheduler.resume(DedupAdmin.RECOVERY_JOB);
         db.rows("DELETE FROM dedup_record WHERE scope = $1 AND key = ANY($2) AND status <> 'DONE'",
                 CouponService.SCOPE, keys.toArray(String[]::new));
     }
@@ -227,7 +226,7 @@ class ExternalIssuerTwoPhaseTest {
 
     @Test
     void anIssuerFailingForGoodEndsFailedAfterMaxAttemptsAndNeverDone() {
-        scheduler.pause(HangingRecords.JOB);
+        scheduler.pause(DedupAdmin.RECOVERY_JOB);
         drainHanging();
         String key = key("failing");
         issuer.mode(key, Mode.FAIL);
@@ -283,7 +282,7 @@ class ExternalIssuerTwoPhaseTest {
 
     @Test
     void aRedriveAnswersWhatItExaminedTookOverDidAndFailed() {
-        scheduler.pause(HangingRecords.JOB);
+        scheduler.pause(DedupAdmin.RECOVERY_JOB);
         drainHanging();
         int max = twoPhase.maxAttempts();
         Instant expired = clock.instant().minusSeconds(60);
@@ -301,9 +300,9 @@ class ExternalIssuerTwoPhaseTest {
         String withinLease = key("redrive-within-lease");
         insertProcessing(withinLease, 1, clock.instant().plusSeconds(300));
 
-        RedriveReport report = redrive();
+        DedupAdmin.RedriveReport report = redrive();
 
-        assertEquals(new RedriveReport(4, 3, 1, 2), report, report.toJson().encode());
+        assertEquals(new DedupAdmin.RedriveReport(4, 3, 1, 2), report, report.toJson().encode());
         assertEquals("DONE", status(succeeds));
         assertEquals(1, couponsOf(succeeds));
         assertEquals("FAILED", status(exhausted));
@@ -317,7 +316,7 @@ class ExternalIssuerTwoPhaseTest {
         assertEquals(0, issuer.calls(withinLease));
 
         // nothing is hanging any more: the failed retry waits for its delay, the lease still holds
-        assertEquals(new RedriveReport(0, 0, 0, 0), redrive());
+        assertEquals(new DedupAdmin.RedriveReport(0, 0, 0, 0), redrive());
     }
 
     // --- helpers -------------------------------------------------------------------------------
@@ -336,7 +335,7 @@ class ExternalIssuerTwoPhaseTest {
         return coupons.grant(grant(key)).await().atMost(Duration.ofSeconds(30));
     }
 
-    RedriveReport redrive() {
+    DedupAdmin.RedriveReport redrive() {
         return hanging.redriveHanging().await().atMost(Duration.ofSeconds(60));
     }
 

@@ -1,0 +1,133 @@
+package dev.idem.pipeline;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What operators do with dedup records, for a service's admin endpoints and reconciliation: take
+ * over hanging records now, archive now, read one key's trail through every layer, let a key be
+ * processed again, and count what is unfinished. The same jobs also run on their own schedules
+ * ({@code idem.pipeline.recovery-interval}, {@code idem.pipeline.archive.interval}).
+ */
+@ApplicationScoped
+public class DedupAdmin {
+
+    /** The scheduler identity of the recovery job, to pause or resume it. */
+    public static final String RECOVERY_JOB = "dedup-recovery";
+
+    /** Reconciliation's names for the unfinished two-phase records. */
+    public static final String HANGING = "hangingDedupRecords";
+    public static final String FAILED = "failedDedupRecords";
+
+    /** One reconciliation check: how many offenders, and a few of them ({@code scope:key}). */
+    public record Finding(String check, long count, List<String> samples) {}
+
+    /**
+     * One recovery pass over hanging two-phase records: how many it looked at, took over (and ran
+     * their effect again), saw confirmed DONE, and marked FAILED. A record another process seized
+     * first is examined and nothing else.
+     */
+    public record RedriveReport(int examined, int takenOver, int done, int failed) {
+
+        static RedriveReport of(List<Resumption> resumptions) {
+            int takenOver = 0;
+            int done = 0;
+            int failed = 0;
+            for (Resumption resumption : resumptions) {
+                takenOver += resumption.takenOver() ? 1 : 0;
+                done += resumption == Resumption.DONE ? 1 : 0;
+                failed += resumption.failed() ? 1 : 0;
+            }
+            return new RedriveReport(resumptions.size(), takenOver, done, failed);
+        }
+
+        public JsonObject toJson() {
+            return new JsonObject()
+                    .put("examined", examined)
+                    .put("takenOver", takenOver)
+                    .put("done", done)
+                    .put("failed", failed);
+        }
+    }
+
+    private final HangingRecords hanging;
+    private final DedupArchive archive;
+    private final DedupStore store;
+    private final DedupCache cache;
+    private final Clock clock;
+
+    DedupAdmin(HangingRecords hanging, DedupArchive archive, DedupStore store, DedupCache cache, Clock clock) {
+        this.hanging = hanging;
+        this.archive = archive;
+        this.store = store;
+        this.cache = cache;
+        this.clock = clock;
+    }
+
+    /**
+     * Takes over the records hanging now, the longest-hanging first, at most
+     * {@code idem.pipeline.recovery-batch-size} of them. Safe beside other instances doing the same.
+     */
+    public Uni<RedriveReport> redriveHanging() {
+        return hanging.redriveHanging();
+    }
+
+    /** Moves DONE records past their retention to the archive now; answers how many moved. */
+    public Uni<Integer> archiveNow() {
+        return archive.archiveNow();
+    }
+
+    /** Unfinished two-phase records written since {@code since}: {@link #HANGING}, then {@link #FAILED}. */
+    public Uni<List<Finding>> findings(Instant since, int samples) {
+        return store.unfinished(since, clock.instant(), samples);
+    }
+
+    /**
+     * Lets a key be processed again. For repair only: when reconciliation finds that the effect a
+     * DONE record vouches for is gone (a row deleted by hand), the record must go too, or the
+     * re-sent work would be answered as a duplicate. The business tables' own unique keys still
+     * stop doubles.
+     */
+    public Uni<Void> forget(String scope, String key) {
+        return store.forget(scope, key).chain(() -> cache.forget(scope, key));
+    }
+
+    /** Everything known about one key: the cache, the hot row, the archive; empty when no layer knows it. */
+    public Uni<Optional<JsonObject>> trail(String scope, String key) {
+        return Uni.combine().all()
+                .unis(store.find(store.outside(), scope, key), archive.find(scope, key), cache.peek(scope, key))
+                .asTuple()
+                .map(found -> {
+                    if (found.getItem1().isEmpty() && found.getItem2().isEmpty() && found.getItem3().isEmpty()) {
+                        return Optional.empty();
+                    }
+                    JsonArray archived = new JsonArray();
+                    found.getItem2().forEach(a -> archived.add(toJson(a.record())
+                            .put("archivedAt", a.archivedAt().toString())));
+                    return Optional.of(new JsonObject()
+                            .put("scope", scope)
+                            .put("key", key)
+                            .put("redis", found.getItem3().orElse(null))
+                            .put("record", found.getItem1().map(DedupAdmin::toJson).orElse(null))
+                            .put("archived", archived));
+                });
+    }
+
+    private static JsonObject toJson(DedupRecord r) {
+        return new JsonObject()
+                .put("status", r.status().name())
+                .put("fingerprint", r.fingerprint())
+                .put("attempts", r.attempts())
+                .put("result", r.result())
+                .put("leaseUntil", r.leaseUntil() == null ? null : r.leaseUntil().toString())
+                .put("createdAt", r.createdAt().toString())
+                .put("updatedAt", r.updatedAt().toString())
+                .put("expiresAt", r.expiresAt().toString());
+    }
+}

@@ -1,0 +1,48 @@
+package dev.idem.pipeline;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The pipeline's first layer, a cache in front of the store: one round trip that claims a key and
+ * tells what was there, and DONE once the store committed. It is never the source of truth: every
+ * failure or slow answer reads as "ask the store" (counted), and no call ever fails. Redis in
+ * production ({@link RedisCache}); an in-memory one in the unit tests.
+ */
+interface DedupCache {
+
+    /** What the pre-check found. */
+    sealed interface PreCheck {
+        /** Nothing was there; this delivery now holds the PROCESSING marker. */
+        record Claimed() implements PreCheck {}
+
+        /** Another delivery marked the key PROCESSING; only the store can tell more. */
+        record Processing() implements PreCheck {}
+
+        /** The work is done: its fingerprint and stored result. */
+        record Done(String fingerprint, JsonObject result) implements PreCheck {}
+
+        /** The cache failed or was too slow; the layer is skipped. */
+        record Unavailable() implements PreCheck {}
+    }
+
+    /** Claims the key and answers what was there. */
+    Uni<PreCheck> preCheck(IdemRequest request);
+
+    /** {@link #preCheck} for every one of {@code requests}, in one call; the answers in their order. */
+    Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests);
+
+    /** The key is DONE with {@code result} (encoded JSON); only ever after the store committed it. */
+    Uni<Void> markDone(IdemRequest request, String result);
+
+    /** {@link #markDone} for many keys and their results, in one call. */
+    Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results);
+
+    /** What the cache holds for a key, for people reading its trail; empty when nothing or unreachable. */
+    Uni<Optional<String>> peek(String scope, String key);
+
+    /** Drops whatever the cache holds for a key. */
+    Uni<Void> forget(String scope, String key);
+}

@@ -1,0 +1,54 @@
+package dev.idem.pipeline;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * What the business work reports back to the pipeline, from inside the transaction. Everything
+ * but {@link Refused} is final and is stored as the key's result; {@link Refused} keeps no record.
+ * The pipeline reads it through {@link Cases}, so a new case cannot be forgotten.
+ */
+public sealed interface Effect {
+
+    /** The state changed now. */
+    record Applied(JsonObject result) implements Effect {
+        public <T> T accept(Cases<T> cases) {
+            return cases.applied(this);
+        }
+    }
+
+    /** The state was already where this delivery would move it, for the same cause. */
+    record AlreadyApplied(JsonObject result) implements Effect {
+        public <T> T accept(Cases<T> cases) {
+            return cases.alreadyApplied(this);
+        }
+    }
+
+    /** The delivery contradicts the state; it was recorded for people to resolve. */
+    record Anomalous(String kind, JsonObject result) implements Effect {
+        public <T> T accept(Cases<T> cases) {
+            return cases.anomalous(this);
+        }
+    }
+
+    /**
+     * Nothing to apply it to (yet): no record is kept, so a retry is judged afresh. The work must
+     * leave the transaction as it found it: it may share it with other deliveries.
+     */
+    record Refused(String reason, String detail) implements Effect {
+        public <T> T accept(Cases<T> cases) {
+            return cases.refused(this);
+        }
+    }
+
+    <T> T accept(Cases<T> cases);
+
+    interface Cases<T> {
+        T applied(Applied effect);
+
+        T alreadyApplied(AlreadyApplied effect);
+
+        T anomalous(Anomalous effect);
+
+        T refused(Refused effect);
+    }
+}

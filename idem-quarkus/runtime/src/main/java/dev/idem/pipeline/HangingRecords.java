@@ -1,0 +1,66 @@
+package dev.idem.pipeline;
+
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import org.jboss.logging.Logger;
+
+/**
+ * Nothing hangs forever: two-phase records still PROCESSING after their lease (their holder
+ * crashed, hung, or its attempt failed) are taken over by compare-and-set on the lease and their
+ * effect is run again, or they are marked FAILED once they had {@code idem.pipeline.max-attempts}.
+ * A scheduled job does it every {@code idem.pipeline.recovery-interval}; operators do it now with
+ * {@link DedupAdmin#redriveHanging()}. Several instances may run it at once: each record goes to one.
+ */
+@ApplicationScoped
+class HangingRecords {
+
+    private static final Logger LOG = Logger.getLogger(HangingRecords.class);
+
+    private final IdempotencyPipeline pipeline;
+    private final DedupStore store;
+    private final PipelineConfig config;
+    private final Clock clock;
+
+    HangingRecords(IdempotencyPipeline pipeline, DedupStore store, PipelineConfig config, Clock clock) {
+        this.pipeline = pipeline;
+        this.store = store;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    @Scheduled(identity = DedupAdmin.RECOVERY_JOB, every = "${idem.pipeline.recovery-interval:10s}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> recover() {
+        return redriveHanging()
+                .invoke(report -> {
+                    if (report.examined() > 0) {
+                        LOG.infof("Recovery of hanging records: %s", report.toJson().encode());
+                    }
+                })
+                .onFailure().invoke(failure -> LOG.warnf("Recovery of hanging records failed, the next run "
+                        + "tries again: %s", failure.toString()))
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /**
+     * Takes over the records hanging now, the longest-hanging first, at most
+     * {@code idem.pipeline.recovery-batch-size} of them.
+     */
+    Uni<DedupAdmin.RedriveReport> redriveHanging() {
+        return store.hanging(clock.instant(), config.recoveryBatchSize())
+                .onItem().transformToMulti(records -> Multi.createFrom().iterable(records))
+                .onItem().transformToUni(record -> pipeline.resume(record)
+                        .onFailure().recoverWithItem(failure -> {
+                            LOG.warnf("%s %s: recovery failed, the next run tries again: %s", record.scope(),
+                                    record.key(), failure.toString());
+                            return Resumption.LOST;
+                        }))
+                .merge(config.recoveryConcurrency())
+                .collect().asList()
+                .map(DedupAdmin.RedriveReport::of);
+    }
+}

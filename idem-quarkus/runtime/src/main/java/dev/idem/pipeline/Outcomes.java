@@ -1,0 +1,65 @@
+package dev.idem.pipeline;
+
+import dev.idem.pipeline.DedupCache.PreCheck;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * How what a delivery meets becomes its outcome: the answer the cache held, the row another
+ * delivery committed, or the effect of its own work. One set of rules for single and batched
+ * deliveries; the pipeline is the only place outcomes are made.
+ */
+final class Outcomes {
+
+    private Outcomes() {}
+
+    /** DONE in the cache: a duplicate, or the key reused with other content. */
+    static Outcome ofCache(IdemRequest request, PreCheck.Done done) {
+        return done.fingerprint().equals(request.fingerprint())
+                ? new Outcome.Duplicate(Layer.REDIS, done.result())
+                : new Outcome.KeyReused();
+    }
+
+    /** A committed row that another delivery wrote: same payload or not, finished or not. */
+    static Outcome ofExisting(IdemRequest request, DedupRecord existing, Outcome inFlight) {
+        if (!existing.fingerprint().equals(request.fingerprint())) {
+            return new Outcome.KeyReused();
+        }
+        return switch (existing.status()) {
+            case DONE -> new Outcome.Duplicate(Layer.DB, existing.result());
+            case PROCESSING -> inFlight;
+            case FAILED -> failedForGood();
+        };
+    }
+
+    /** The outcome of a delivery whose work ran with {@code effect}. */
+    static Outcome ofEffect(Effect effect) {
+        return effect.accept(OF_EFFECT);
+    }
+
+    /** What the key keeps as its result after {@code effect}; null when nothing is kept (refused). */
+    static JsonObject stored(Effect effect) {
+        return effect.accept(STORED);
+    }
+
+    static Outcome inFlight(PipelineConfig config) {
+        return new Outcome.InFlight(config.inFlightRetryAfter());
+    }
+
+    static Outcome failedForGood() {
+        return new Outcome.Rejected("FAILED", "the work for this key failed for good");
+    }
+
+    private static final Effect.Cases<Outcome> OF_EFFECT = new Effect.Cases<>() {
+        public Outcome applied(Effect.Applied e) { return new Outcome.Processed(e.result()); }
+        public Outcome alreadyApplied(Effect.AlreadyApplied e) { return new Outcome.Duplicate(Layer.STATE, e.result()); }
+        public Outcome anomalous(Effect.Anomalous e) { return new Outcome.Anomaly(e.kind(), e.result()); }
+        public Outcome refused(Effect.Refused e) { return new Outcome.Rejected(e.reason(), e.detail()); }
+    };
+
+    private static final Effect.Cases<JsonObject> STORED = new Effect.Cases<>() {
+        public JsonObject applied(Effect.Applied e) { return e.result(); }
+        public JsonObject alreadyApplied(Effect.AlreadyApplied e) { return e.result(); }
+        public JsonObject anomalous(Effect.Anomalous e) { return e.result(); }
+        public JsonObject refused(Effect.Refused e) { return null; }
+    };
+}

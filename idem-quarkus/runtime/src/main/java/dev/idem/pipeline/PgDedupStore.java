@@ -1,0 +1,330 @@
+package dev.idem.pipeline;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.VertxException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Transaction;
+import io.vertx.mutiny.sqlclient.Tuple;
+import io.vertx.pgclient.PgException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.time.Instant;
+import java.io.IOException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/** All SQL on {@code dedup_record}, and the transactions its rows share with the work they guard. */
+@ApplicationScoped
+class PgDedupStore implements DedupStore {
+
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final Set<String> SERVER_FAILURES = Set.of("08", "53", "57", "58", "XX");
+
+    /**
+     * A two-phase claim: the record commits alone, PROCESSING under a lease, and carries its
+     * request ({@code payload}) so that whoever takes it over can run the effect again.
+     */
+    private static final String CLAIM = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, lease_until, created_at, updated_at, expires_at, payload)
+            VALUES ($1, $2, $3, 'PROCESSING', $4, $5, $5, $6, $7)
+            ON CONFLICT DO NOTHING
+            RETURNING 1""";
+
+    /*
+     * One-phase records are written once, DONE with their result, as the last statement of the
+     * transaction whose work they guard. A key held by another transaction makes the insert wait
+     * for it; once that committed, the key is not written and the caller finds that row instead.
+     * Many records take their keys as arrays, in key order, so that two transactions sharing keys
+     * wait for each other instead of deadlocking.
+     */
+
+    private static final String RECORD = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+            VALUES ($1, $2, $3, 'DONE', $4::text::jsonb, $5, $5, $6)
+            ON CONFLICT DO NOTHING
+            RETURNING scope, key""";
+
+    private static final String RECORD_ALL = """
+            INSERT INTO dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
+            SELECT r.scope, r.key, r.fingerprint, 'DONE', r.result::jsonb, $1, $1, r.expires_at
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
+                AS r(scope, key, fingerprint, result, expires_at)
+            ORDER BY r.key, r.scope
+            ON CONFLICT DO NOTHING
+            RETURNING scope, key""";
+
+    private static final String COLUMNS =
+            "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
+
+    private static final String FIND = "SELECT " + COLUMNS + " FROM dedup_record WHERE scope = $1 AND key = $2";
+
+    private static final String FIND_ALL = "SELECT " + COLUMNS
+            + " FROM dedup_record JOIN unnest($1::text[], $2::text[]) AS c(scope, key) USING (scope, key)";
+
+    /** Only a DONE record: an unfinished one belongs to its lease holder, a FAILED one to reconciliation. */
+    private static final String FORGET = "DELETE FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'";
+
+    /*
+     * Two-phase records. Every write after the claim is a compare-and-set on the lease it was
+     * decided under, so of two processes that both think they hold a record, one writes and the
+     * other changes nothing.
+     */
+
+    /** A hanging record (PROCESSING past its lease) passes to the caller, as one more attempt. */
+    private static final String TAKE_OVER = """
+            UPDATE dedup_record SET lease_until = $3, attempts = attempts + 1, updated_at = $4
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND lease_until = $5 AND lease_until < $4
+            RETURNING attempts, payload""";
+
+    /** The effect happened: DONE with its result, in the transaction of the local business change. */
+    private static final String CONFIRM = """
+            UPDATE dedup_record SET status = 'DONE', result = $3, lease_until = NULL, payload = NULL, updated_at = $4
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $5 AND lease_until = $6""";
+
+    /** The attempt failed: PROCESSING with a new lease (tried again after it) or FAILED for good. */
+    private static final String RELEASE = """
+            UPDATE dedup_record SET status = $3, lease_until = $4, last_error = $5, updated_at = $6
+            WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $7 AND lease_until = $8""";
+
+    /** Served by dedup_record_unfinished_two_phase: only unfinished two-phase records carry a payload. */
+    private static final String HANGING = """
+            SELECT %s FROM dedup_record
+            WHERE payload IS NOT NULL AND status = 'PROCESSING' AND lease_until < $1
+            ORDER BY lease_until
+            LIMIT $2""".formatted(COLUMNS);
+
+    /** Served by the same index: reconciliation's view of the unfinished two-phase records. */
+    private static final String UNFINISHED = """
+            SELECT d.status, count(*) AS total, (array_agg(d.scope || ':' || d.key ORDER BY d.created_at))[1:$3] AS samples
+            FROM dedup_record d
+            WHERE d.payload IS NOT NULL AND d.created_at >= $1
+              AND (d.status = 'FAILED' OR (d.status = 'PROCESSING' AND d.lease_until < $2))
+            GROUP BY d.status""";
+
+    private final Pool pool;
+
+    PgDedupStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * The body's first statement is sent right behind BEGIN, without waiting for BEGIN's answer:
+     * the client pipelines both on the connection, which saves one round trip.
+     */
+    @Override
+    public <T> Uni<T> transaction(Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
+        return pool.withConnection(conn -> Uni.combine().all().unis(conn.begin(), body.apply(conn)).asTuple()
+                .call(begun -> commit.test(begun.getItem2()) ? begun.getItem1().commit() : begun.getItem1().rollback())
+                .map(begun -> begun.getItem2())
+                .onFailure().call(() -> rollbackQuietly(conn.transaction())));
+    }
+
+    /** {@code tx} is null when BEGIN itself never went out. */
+    private static Uni<Void> rollbackQuietly(Transaction tx) {
+        return tx == null ? Uni.createFrom().voidItem() : tx.rollback().onFailure().recoverWithNull();
+    }
+
+    @Override
+    public SqlClient outside() {
+        return pool;
+    }
+
+    /** Past the bound the waiting statement fails with {@code lock_not_available} (55P03). */
+    @Override
+    public Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
+        return tx.query("SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'").execute().replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil,
+                            Instant expiresAt, Optional<Duration> wait, JsonObject payload) {
+        Uni<Claim> claim = tx.preparedQuery(CLAIM)
+                .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), request.fingerprint(),
+                        ts(leaseUntil), ts(now), ts(expiresAt), payload)))
+                .map(rows -> rows.rowCount() == 1 ? Claim.WON : Claim.EXISTS);
+        // the bound goes out right before the claim, pipelined, without waiting for its answer: if
+        // it failed, so does the claim, in a transaction Postgres has already aborted
+        Uni<Claim> bounded = wait
+                .map(w -> Uni.combine().all().unis(boundLockWaits(tx, w), claim)
+                        .asTuple().map(both -> both.getItem2()))
+                .orElse(claim);
+        return bounded.onFailure(this::lockNotAvailable).recoverWithItem(Claim.LOCKED);
+    }
+
+    @Override
+    public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                                      List<Instant> expiresAt) {
+        Uni<RowSet<Row>> written;
+        if (requests.size() == 1) {
+            IdemRequest request = requests.get(0);
+            written = tx.preparedQuery(RECORD).execute(Tuple.of(request.scope(), request.key(), request.fingerprint(),
+                    results.get(0), ts(now), ts(expiresAt.get(0))));
+        } else {
+            String[] fingerprints = new String[requests.size()];
+            OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
+            for (int i = 0; i < requests.size(); i++) {
+                fingerprints[i] = requests.get(i).fingerprint();
+                expiries[i] = ts(expiresAt.get(i));
+            }
+            written = tx.preparedQuery(RECORD_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
+                    .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
+                    .addArrayOfString(fingerprints).addArrayOfString(results.toArray(String[]::new))
+                    .addArrayOfOffsetDateTime(expiries));
+        }
+        return written.map(rows -> {
+            Set<String> keys = new HashSet<>();
+            rows.forEach(row -> keys.add(DedupStore.batchKey(row.getString("scope"), row.getString("key"))));
+            return keys;
+        });
+    }
+
+    @Override
+    public Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        return on.preparedQuery(FIND_ALL)
+                .execute(Tuple.tuple().addArrayOfString(scopes(requests)).addArrayOfString(keys(requests)))
+                .map(rows -> {
+                    Map<String, DedupRecord> found = new HashMap<>();
+                    rows.forEach(row -> {
+                        DedupRecord record = toRecord(row);
+                        found.put(DedupStore.batchKey(record.scope(), record.key()), record);
+                    });
+                    return found;
+                });
+    }
+
+    private static String[] scopes(List<IdemRequest> requests) {
+        return requests.stream().map(IdemRequest::scope).toArray(String[]::new);
+    }
+
+    private static String[] keys(List<IdemRequest> requests) {
+        return requests.stream().map(IdemRequest::key).toArray(String[]::new);
+    }
+
+    @Override
+    public Uni<Optional<DedupRecord>> find(SqlClient on, String scope, String key) {
+        return on.preparedQuery(FIND).execute(Tuple.of(scope, key))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
+    }
+
+    @Override
+    public Uni<Boolean> forget(String scope, String key) {
+        return pool.preparedQuery(FORGET).execute(Tuple.of(scope, key)).map(rows -> rows.rowCount() == 1);
+    }
+
+    @Override
+    public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
+        IdemRequest request = seen.request();
+        return on.preparedQuery(TAKE_OVER)
+                .execute(Tuple.of(request.scope(), request.key(), ts(until), ts(now), ts(seen.until())))
+                .map(rows -> {
+                    if (rows.rowCount() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    return Optional.of(new Lease(request, row.getJsonObject("payload"), until, row.getInteger("attempts")));
+                });
+    }
+
+    @Override
+    public Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
+        IdemRequest request = held.request();
+        return tx.preparedQuery(CONFIRM)
+                .execute(Tuple.of(request.scope(), request.key(), result, ts(now), held.attempt(), ts(held.until())))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    @Override
+    public Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now) {
+        IdemRequest request = held.request();
+        DedupRecord.Status status = retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING;
+        return on.preparedQuery(RELEASE)
+                .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), status.name(), ts(retryAt), error,
+                        ts(now), held.attempt(), ts(held.until()))))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    @Override
+    public Uni<List<DedupRecord>> hanging(Instant now, int limit) {
+        return pool.preparedQuery(HANGING).execute(Tuple.of(ts(now), limit)).map(rows -> {
+            List<DedupRecord> records = new ArrayList<>();
+            rows.forEach(row -> records.add(toRecord(row)));
+            return records;
+        });
+    }
+
+    @Override
+    public Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples) {
+        return pool.preparedQuery(UNFINISHED).execute(Tuple.of(ts(since), ts(now), samples)).map(rows -> {
+            Map<String, DedupAdmin.Finding> byStatus = new HashMap<>();
+            for (Row row : rows) {
+                String status = row.getString("status");
+                String[] keys = row.getArrayOfStrings("samples");
+                byStatus.put(status, new DedupAdmin.Finding(
+                        status.equals("FAILED") ? DedupAdmin.FAILED : DedupAdmin.HANGING,
+                        row.getLong("total"), keys == null ? List.of() : List.of(keys)));
+            }
+            return List.of(
+                    byStatus.getOrDefault("PROCESSING", new DedupAdmin.Finding(DedupAdmin.HANGING, 0, List.of())),
+                    byStatus.getOrDefault("FAILED", new DedupAdmin.Finding(DedupAdmin.FAILED, 0, List.of())));
+        });
+    }
+
+    @Override
+    public boolean lockNotAvailable(Throwable failure) {
+        return failure instanceof PgException pg && LOCK_NOT_AVAILABLE.equals(pg.getSqlState());
+    }
+
+    /** Postgres classes 08, 53, 57, 58 and XX, a cut connection, or no answer in time. */
+    @Override
+    public boolean unavailable(Throwable failure) {
+        if (failure instanceof PgException pg) {
+            String state = pg.getSqlState();
+            return state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2));
+        }
+        return failure instanceof IOException || failure instanceof VertxException
+                || failure instanceof TimeoutException;
+    }
+
+    static DedupRecord toRecord(Row row) {
+        return new DedupRecord(
+                row.getString("scope"),
+                row.getString("key"),
+                row.getString("fingerprint"),
+                DedupRecord.Status.valueOf(row.getString("status")),
+                row.getJsonObject("result"),
+                row.getInteger("attempts"),
+                instant(row, "lease_until"),
+                instant(row, "created_at"),
+                instant(row, "updated_at"),
+                instant(row, "expires_at"));
+    }
+
+    /** {@code timestamptz} parameters: the reactive client binds OffsetDateTime, not Instant. */
+    static OffsetDateTime ts(Instant instant) {
+        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    static Instant instant(Row row, String column) {
+        OffsetDateTime time = row.getOffsetDateTime(column);
+        return time == null ? null : time.toInstant();
+    }
+}

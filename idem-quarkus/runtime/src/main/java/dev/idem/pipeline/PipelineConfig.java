@@ -1,0 +1,142 @@
+package dev.idem.pipeline;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** The pipeline's one configuration root, {@code idem.pipeline.*}, with per-scope overrides. */
+@ConfigMapping(prefix = "idem.pipeline")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface PipelineConfig {
+
+    /** Prefix of every Redis key the pipeline writes. */
+    @WithDefault("idem")
+    String redisPrefix();
+
+    /** Longest a Redis call may take before the pipeline goes on without Redis. */
+    @WithDefault("100ms")
+    Duration redisBudget();
+
+    /**
+     * The same bound for the Redis script call of a batch (a Kafka poll's). No client waits on a
+     * batch, and a script runs hundreds of commands; the bound only keeps a hung Redis from
+     * holding a partition.
+     */
+    @WithDefault("1s")
+    Duration redisBatchBudget();
+
+    /** Redis TTL of a scope without its own; must outlast the source's retry window. */
+    @WithDefault("26h")
+    Duration redisTtl();
+
+    /**
+     * How long dedup records stay in the hot table before they are archived. It must exceed every
+     * retry window and every Redis TTL: the service refuses to start otherwise.
+     */
+    @WithDefault("7d")
+    Duration retention();
+
+    /** What a client is told to wait when its key is still being worked on. */
+    @WithDefault("1s")
+    Duration inFlightRetryAfter();
+
+    /** How deliveries that wait for the database at the same time come to share one transaction. */
+    GroupCommit groupCommit();
+
+    /**
+     * Two-phase records (work with an effect outside the database): how long a claim or a
+     * takeover holds a record before others may take it over. It must outlast the effect (an
+     * external call and its timeout) and the confirmation.
+     */
+    @WithDefault("30s")
+    Duration lease();
+
+    /** Effect runs per two-phase record (the claim's and every takeover's); past them it is FAILED. */
+    @WithDefault("5")
+    int maxAttempts();
+
+    /** After an attempt failed for sure (an error, not a crash), when the record may be tried again. */
+    @WithDefault("5s")
+    Duration retryDelay();
+
+    /** How often hanging records are looked for; {@code off}: only when an operator asks. */
+    @WithDefault("10s")
+    String recoveryInterval();
+
+    /** Hanging records handled per recovery run (and per re-drive). */
+    @WithDefault("100")
+    int recoveryBatchSize();
+
+    /** Hanging records re-driven at the same time within one run. */
+    @WithDefault("4")
+    int recoveryConcurrency();
+
+    /** Moving records past their retention out of the hot table. */
+    Archive archive();
+
+    /** Per-scope overrides: {@code idem.pipeline.scopes."<scope>".*}. */
+    Map<String, Scope> scopes();
+
+    interface GroupCommit {
+        /** The most deliveries in one transaction (1: every delivery its own). */
+        @WithDefault("32")
+        int maxSize();
+
+        /**
+         * Transactions of gathered deliveries in flight at once, per event loop. A delivery that
+         * finds them all busy waits for the next one and shares it with whatever else waits; an
+         * idle service starts it at once.
+         */
+        @WithDefault("1")
+        int inFlight();
+    }
+
+    interface Archive {
+        /** How often records past their retention are moved; {@code off}: only when an operator asks. */
+        @WithDefault("10m")
+        String interval();
+
+        /** Rows moved per statement: small enough that no lock is held for long. */
+        @WithDefault("500")
+        int batchSize();
+
+        /** Batches per run at most, so one run stays bounded; the next run goes on. */
+        @WithDefault("200")
+        int maxBatches();
+    }
+
+    interface Scope {
+        /** Redis TTL of this scope's keys; {@code idem.pipeline.redis-ttl} when absent. */
+        Optional<Duration> redisTtl();
+
+        /** Dedup retention of this scope; {@code idem.pipeline.retention} when absent. */
+        Optional<Duration> retention();
+
+        /**
+         * How long a request waits for a concurrent one holding the same key. Absent: it waits
+         * for the other transaction and then sees its outcome; present: after this long it is
+         * answered IN_FLIGHT.
+         */
+        Optional<Duration> concurrentWait();
+    }
+
+    default Duration redisTtl(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? redisTtl() : s.redisTtl().orElse(redisTtl());
+    }
+
+    default Optional<Duration> concurrentWait(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? Optional.empty() : s.concurrentWait();
+    }
+
+    /** How long a record of {@code scope} is kept: its own retention, else {@link #retention()}. */
+    default Duration retention(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null ? retention() : s.retention().orElse(retention());
+    }
+}

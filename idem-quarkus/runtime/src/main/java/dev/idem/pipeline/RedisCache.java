@@ -1,0 +1,217 @@
+package dev.idem.pipeline;
+
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.value.ReactiveValueCommands;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.redis.client.Command;
+import io.vertx.mutiny.redis.client.Request;
+import io.vertx.mutiny.redis.client.Response;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.jboss.logging.Logger;
+
+/**
+ * The cache layer in Redis: {@code SET key PROCESSING NX GET PX ttl} claims a key and tells what
+ * was there in one round trip. Every failure or answer slower than {@code idem.pipeline.redis-budget}
+ * degrades to "ask the database" and is counted in {@code idem_redis_degraded_total}.
+ */
+@ApplicationScoped
+class RedisCache implements DedupCache {
+
+    private static final Logger LOG = Logger.getLogger(RedisCache.class);
+
+    static final String PROCESSING = "PROCESSING";
+    private static final String DONE = "DONE ";
+
+    /*
+     * The batch forms run as scripts: Redis executes the very commands of the single forms, and
+     * the client builds and reads one request instead of one per key. EVAL rather than EVALSHA:
+     * Redis caches the compiled script itself, and a restarted Redis needs no reload.
+     * A nil reply (the key was free) reaches Lua as false and goes back as nil.
+     */
+    private static final String PRE_CHECK_ALL = """
+            local replies = {}
+            for i, key in ipairs(KEYS) do
+              replies[i] = redis.call('SET', key, '%s', 'NX', 'GET', 'PX', ARGV[i])
+            end
+            return replies""".formatted(PROCESSING);
+
+    private static final String MARK_DONE_ALL = """
+            for i, key in ipairs(KEYS) do
+              redis.call('SET', key, ARGV[2 * i - 1], 'PX', ARGV[2 * i])
+            end
+            return #KEYS""";
+
+    private final ReactiveRedisDataSource redis;
+    private final ReactiveValueCommands<String, String> values;
+    /** The commands on a delivery's path go through the caller's event loop's own client. */
+    private final LoopRedis loops;
+    private final PipelineConfig config;
+    private final PipelineMetrics metrics;
+
+    RedisCache(ReactiveRedisDataSource redis, LoopRedis loops, PipelineConfig config, PipelineMetrics metrics) {
+        this.redis = redis;
+        this.values = redis.value(String.class);
+        this.loops = loops;
+        this.config = config;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public Uni<PreCheck> preCheck(IdemRequest request) {
+        return loops.current().send(set(request, PROCESSING, "NX", "GET"))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .map(RedisCache::parse)
+                .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
+    }
+
+    /**
+     * The pre-checks of a batch: the same {@code SET … NX GET PX} for every key, run by one script
+     * call, so a poll of 500 costs one request and one reply instead of 500 of each. Each answer
+     * means what {@link #preCheck} would have returned.
+     */
+    @Override
+    public Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
+        Request script = script(PRE_CHECK_ALL, requests);
+        for (IdemRequest request : requests) {
+            script.arg(ttlMillis(request));
+        }
+        return scripted(requests, "precheck", script, replies -> {
+            List<PreCheck> checks = new ArrayList<>(requests.size());
+            for (int i = 0; i < requests.size(); i++) {
+                checks.add(parse(replies.get(i)));
+            }
+            return checks;
+        }, Collections.nCopies(requests.size(), new PreCheck.Unavailable()));
+    }
+
+    /** Written only after the database committed, so DONE in Redis always has a durable twin. */
+    @Override
+    public Uni<Void> markDone(IdemRequest request, String result) {
+        return loops.current().send(set(request, doneValue(request, result)))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .<Void>replaceWithVoid()
+                .onFailure().recoverWithItem(failure -> {
+                    degraded(request, "mark-done", failure);
+                    return null;
+                });
+    }
+
+    /** {@link #markDone} for many keys, in one script call. */
+    @Override
+    public Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        if (requests.size() == 1) {
+            return markDone(requests.get(0), results.get(0));
+        }
+        Request script = script(MARK_DONE_ALL, requests);
+        for (int i = 0; i < requests.size(); i++) {
+            IdemRequest request = requests.get(i);
+            script.arg(doneValue(request, results.get(i))).arg(ttlMillis(request));
+        }
+        return scripted(requests, "mark-done", script, reply -> null, null).replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Optional<String>> peek(String scope, String key) {
+        return values.get(redisKey(scope, key))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .map(Optional::ofNullable)
+                .onFailure().recoverWithItem(Optional.empty());
+    }
+
+    /** Best effort: Redis is only a cache. */
+    @Override
+    public Uni<Void> forget(String scope, String key) {
+        return redis.key(String.class).del(redisKey(scope, key))
+                .ifNoItem().after(config.redisBudget()).fail()
+                .replaceWithVoid()
+                .onFailure().recoverWithNull();
+    }
+
+    /** {@code EVAL body n key…}, the keys of {@code requests}; the caller appends the arguments. */
+    private Request script(String body, List<IdemRequest> requests) {
+        Request script = Request.cmd(Command.EVAL).arg(body).arg(requests.size());
+        for (IdemRequest request : requests) {
+            script.arg(redisKey(request));
+        }
+        return script;
+    }
+
+    /**
+     * Runs a batch script and reads its reply; a failed or slow call counts every request as
+     * degraded and answers {@code fallback}.
+     */
+    private <A> Uni<A> scripted(List<IdemRequest> requests, String operation, Request script,
+                                Function<Response, A> read, A fallback) {
+        return loops.current().send(script)
+                .ifNoItem().after(config.redisBatchBudget()).fail()
+                .map(read)
+                .onFailure().recoverWithItem(failure -> {
+                    requests.forEach(request -> degraded(request, operation, failure));
+                    return fallback;
+                });
+    }
+
+    /** {@code SET key value [options] PX ttl}: every write of a key carries its scope's TTL. */
+    private Request set(IdemRequest request, String value, String... options) {
+        Request set = Request.cmd(Command.SET).arg(redisKey(request)).arg(value);
+        for (String option : options) {
+            set.arg(option);
+        }
+        return set.arg("PX").arg(ttlMillis(request));
+    }
+
+    private long ttlMillis(IdemRequest request) {
+        return config.redisTtl(request.scope()).toMillis();
+    }
+
+    private static String doneValue(IdemRequest request, String result) {
+        return DONE + request.fingerprint() + " " + result;
+    }
+
+    private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {
+        metrics.redisDegraded(request.scope(), operation);
+        LOG.debugf("Redis skipped for %s (%s): %s", request.scope(), operation, failure.toString());
+        return new PreCheck.Unavailable();
+    }
+
+    private String redisKey(IdemRequest request) {
+        return redisKey(request.scope(), request.key());
+    }
+
+    /** Where Redis keeps a scope's key. */
+    String redisKey(String scope, String key) {
+        return config.redisPrefix() + ":" + scope + ":" + key;
+    }
+
+    /** A reply of {@code SET … GET}: nil when the key was free. */
+    private static PreCheck parse(Response previous) {
+        return parse(previous == null ? null : previous.toString());
+    }
+
+    static PreCheck parse(String previous) {
+        if (previous == null) {
+            return new PreCheck.Claimed();
+        }
+        if (previous.startsWith(DONE)) {
+            int split = previous.indexOf(' ', DONE.length());
+            if (split > 0) {
+                try {
+                    return new PreCheck.Done(previous.substring(DONE.length(), split),
+                            JsonText.decode(previous.substring(split + 1)));
+                } catch (RuntimeException unreadable) {
+                    // a value this version cannot read is no answer: the database decides
+                }
+            }
+        }
+        return new PreCheck.Processing();
+    }
+}

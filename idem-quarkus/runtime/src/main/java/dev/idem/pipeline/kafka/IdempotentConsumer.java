@@ -1,0 +1,176 @@
+package dev.idem.pipeline.kafka;
+
+import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.StrictJson;
+import dev.idem.pipeline.StrictJson.Parsed;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.KafkaRecord;
+import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.jboss.logging.Logger;
+
+/**
+ * The Kafka side of the pipeline, for a service's {@code @Incoming} handlers. A record is read
+ * strictly ({@link StrictJson}) and applied; it is acked only after its effect committed (the
+ * throttled commit strategy then commits its offset), a poison record is nacked into the channel's
+ * dead-letter topic with its reason, and a transient failure is retried with backoff for as long
+ * as it takes: never skipped, never dead-lettered. What each outcome becomes is the
+ * {@link DispositionPolicy}'s to say.
+ *
+ * <p>The channel needs {@code failure-strategy=dead-letter-queue} and {@code commit-strategy=throttled};
+ * since a record may be retried for as long as the database is away, set
+ * {@code throttled.unprocessed-record-max-age.ms=0} too, or the channel is reported dead after a minute.
+ */
+@ApplicationScoped
+public class IdempotentConsumer {
+
+    private static final Logger LOG = Logger.getLogger(IdempotentConsumer.class);
+
+    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
+    private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
+
+    private final StrictJson json;
+    private final DispositionPolicy policy;
+    private final MeterRegistry registry;
+
+    IdempotentConsumer(StrictJson json, DispositionPolicy policy, MeterRegistry registry) {
+        this.json = json;
+        this.policy = policy;
+        this.registry = registry;
+    }
+
+    /**
+     * Reads the record as {@code type}, applies it and settles it.
+     *
+     * @param channel names the consumer in logs and in the counters
+     *                {@code idem_messaging_retries_total} and {@code idem_messaging_dead_letters_total}
+     */
+    public <T> Uni<Void> consume(String channel, Message<byte[]> message, Class<T> type,
+                                 Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
+        Parsed<T> parsed = json.read(message.getPayload(), type, validate);
+        if (parsed instanceof Parsed.Invalid<T> invalid) {
+            return poison(channel, message, invalid);
+        }
+        T value = ((Parsed.Valid<T>) parsed).value();
+        Uni<Disposition> settled = Uni.createFrom().deferred(() -> apply.apply(value))
+                .map(policy::of)
+                // in flight elsewhere: the same backoff as a transient failure, never an ack
+                .chain(disposition -> disposition instanceof Disposition.RetryLater
+                        ? Uni.createFrom().<Disposition>failure(new NotYet())
+                        : Uni.createFrom().item(disposition));
+        return retried(channel, 1, settled)
+                .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
+                        ? deadLetter(channel, message, dead.reason())
+                        : Uni.createFrom().completionStage(message::ack));
+    }
+
+    /**
+     * A batch of records (one poll; {@code batch=true} on the channel). Poison is dead-lettered
+     * record by record; the rest is applied at once by {@code applyAll}, which answers one outcome
+     * per value, in order. A transient failure applies the pending records again with backoff;
+     * records in flight elsewhere are applied again on their own after a backoff. The batch is
+     * acked once every record is settled, which lets the offsets of its last records be committed.
+     */
+    public <T> Uni<Void> consumeBatch(String channel, KafkaRecordBatch<String, byte[]> batch, Class<T> type,
+                                      Function<T, Optional<String>> validate,
+                                      Function<List<T>, Uni<List<Outcome>>> applyAll) {
+        List<Message<byte[]>> pending = new ArrayList<>();
+        List<T> values = new ArrayList<>();
+        List<Uni<Void>> poison = new ArrayList<>();
+        for (KafkaRecord<String, byte[]> record : batch.getRecords()) {
+            Parsed<T> parsed = json.read(record.getPayload(), type, validate);
+            if (parsed instanceof Parsed.Valid<T> valid) {
+                pending.add(record);
+                values.add(valid.value());
+            } else {
+                poison.add(poison(channel, record, (Parsed.Invalid<T>) parsed));
+            }
+        }
+        return all(poison)
+                .chain(() -> settle(channel, pending, values, applyAll, FIRST_RETRY))
+                .chain(() -> Uni.createFrom().completionStage(batch::ack));
+    }
+
+    private <T> Uni<Void> settle(String channel, List<Message<byte[]>> records, List<T> values,
+                                 Function<List<T>, Uni<List<Outcome>>> applyAll, Duration backoff) {
+        if (records.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return retried(channel, records.size(), Uni.createFrom().deferred(() -> applyAll.apply(values)))
+                .chain(outcomes -> {
+                    List<Uni<Void>> deadLetters = new ArrayList<>();
+                    List<Message<byte[]>> later = new ArrayList<>();
+                    List<T> laterValues = new ArrayList<>();
+                    for (int i = 0; i < records.size(); i++) {
+                        Disposition disposition = policy.of(outcomes.get(i));
+                        if (disposition instanceof Disposition.DeadLetter dead) {
+                            deadLetters.add(deadLetter(channel, records.get(i), dead.reason()));
+                        } else if (disposition instanceof Disposition.RetryLater) {
+                            later.add(records.get(i));
+                            laterValues.add(values.get(i));
+                        }
+                    }
+                    if (later.isEmpty()) {
+                        return all(deadLetters);
+                    }
+                    count("idem.messaging.retries", "Records retried after a transient failure", channel, later.size());
+                    LOG.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
+                    Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
+                            : backoff.multipliedBy(2);
+                    return all(deadLetters)
+                            .onItem().delayIt().by(backoff)
+                            .chain(() -> settle(channel, later, laterValues, applyAll, next));
+                });
+    }
+
+    /** {@code work} until it succeeds, with backoff: a transient failure never skips nor dead-letters. */
+    private <R> Uni<R> retried(String channel, int records, Uni<R> work) {
+        return work
+                .onFailure().invoke(failure -> {
+                    count("idem.messaging.retries", "Records retried after a transient failure", channel, records);
+                    LOG.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
+                })
+                .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
+    }
+
+    /** A record that cannot be read as its type: dead-lettered with why, in one wording for both forms. */
+    private Uni<Void> poison(String channel, Message<byte[]> message, Parsed.Invalid<?> invalid) {
+        return deadLetter(channel, message, "POISON: " + invalid.detail());
+    }
+
+    private Uni<Void> deadLetter(String channel, Message<byte[]> message, String reason) {
+        count("idem.messaging.dead.letters", "Records sent to the dead-letter topic", channel, 1);
+        LOG.warnf("%s: record sent to the dead-letter topic: %s", channel, reason);
+        return Uni.createFrom().completionStage(() -> message.nack(new DeadLetter(reason)));
+    }
+
+    private static Uni<Void> all(List<Uni<Void>> unis) {
+        return unis.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(unis).andFailFast().replaceWithVoid();
+    }
+
+    private void count(String name, String description, String channel, int amount) {
+        Counter.builder(name).description(description).tag("channel", channel).register(registry).increment(amount);
+    }
+
+    /** The failure a nacked record carries; its message becomes the dead-letter reason header. */
+    static final class DeadLetter extends RuntimeException {
+        DeadLetter(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Another delivery still holds the key: try again later. */
+    static final class NotYet extends RuntimeException {
+        NotYet() {
+            super("the key is still in flight", null, false, false);
+        }
+    }
+}

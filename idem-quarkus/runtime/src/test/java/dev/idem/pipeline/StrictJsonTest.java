@@ -1,0 +1,46 @@
+package dev.idem.pipeline;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The strict reader on a type with a nested object, over a mapper that knows none of its rules. */
+class StrictJsonTest {
+
+    record Inner(String a, String b) {}
+
+    record Outer(Inner inner, String b) {}
+
+    private final StrictJson json = new StrictJson(new ObjectMapper());
+
+    private StrictJson.Parsed<Outer> read(String text) {
+        return json.read(text.getBytes(StandardCharsets.UTF_8), Outer.class, outer -> Optional.empty());
+    }
+
+    @Test
+    void aMemberRepeatedInANestedObjectIsNamed() {
+        assertEquals(new StrictJson.Parsed.Invalid<Outer>("member 'a' appears more than once"),
+                read("{\"inner\":{\"a\":\"1\",\"a\":\"2\"},\"b\":\"3\"}"));
+    }
+
+    @Test
+    void aMemberRepeatedAtTheTopAfterANestedObjectIsNamed() {
+        assertEquals(new StrictJson.Parsed.Invalid<Outer>("member 'b' appears more than once"),
+                read("{\"b\":\"0\",\"inner\":{\"a\":\"1\",\"b\":\"2\"},\"b\":\"3\"}"));
+    }
+
+    @Test
+    void oneNameInTwoObjectsIsNoRepeat() {
+        assertEquals(new StrictJson.Parsed.Valid<>(new Outer(new Inner("1", "2"), "3")),
+                read("{\"inner\":{\"a\":\"1\",\"b\":\"2\"},\"b\":\"3\"}"));
+    }
+
+    @Test
+    void malformedJsonIsStillSaidSo() {
+        assertEquals(new StrictJson.Parsed.Invalid<Outer>("the body is not well-formed JSON"),
+                read("{\"inner\":{\"a\":\"1\""));
+    }
+}

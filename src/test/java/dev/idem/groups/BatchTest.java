@@ -1,0 +1,217 @@
+package dev.idem.groups;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.coupons.Coupon;
+import dev.idem.coupons.CouponRepository;
+import dev.idem.pipeline.Effect;
+import dev.idem.pipeline.IdemRequest;
+import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.IdempotencyPipeline.Item;
+import dev.idem.pipeline.Layer;
+import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.PipelineConfig;
+import dev.idem.testing.Db;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batch form of the pipeline against real Postgres and Redis: every delivery of a batch gets
+ * the outcome it would have had alone, whatever repeats it within the batch or across batches
+ * that run at the same time.
+ */
+@QuarkusTest
+class BatchTest {
+
+    static final String SCOPE = "batch-test";
+
+    @Inject
+    IdempotencyPipeline pipeline;
+
+    @Inject
+    CouponRepository coupons;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Inject
+    PipelineConfig config;
+
+    @Test
+    void concurrentBatchesThatShareAndRepeatKeysWorkEachKeyOnce() {
+        String user = "batch-" + UUID.randomUUID();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            keys.add(user + "-" + i);
+        }
+        // six batches at once, each with every key in its own order and the first twenty twice
+        List<Uni<List<Outcome>>> batches = new ArrayList<>();
+        Random random = new Random(7);
+        for (int b = 0; b < 6; b++) {
+            List<String> deliveries = new ArrayList<>(keys);
+            deliveries.addAll(keys.subList(0, 20));
+            Collections.shuffle(deliveries, random);
+            batches.add(pipeline.executeAll(deliveries.stream().map(key -> grant(key, user)).toList()));
+        }
+        List<List<Outcome>> answered = Uni.join().all(batches).andFailFast().await().atMost(Duration.ofSeconds(60));
+
+        Db db = new Db(pool);
+        assertEquals(keys.size(), db.count("SELECT count(*) FROM coupons WHERE user_id = $1", user));
+        assertEquals(keys.size(), db.count("""
+                SELECT count(*) FROM dedup_record d JOIN coupons c ON c.source_key = d.key
+                WHERE d.scope = $1 AND c.user_id = $2 AND d.status = 'DONE'
+                  AND d.result ->> 'couponId' = c.id""", SCOPE, user));
+
+        Map<String, List<Outcome>> byKey = new HashMap<>();
+        for (int b = 0; b < batches.size(); b++) {
+            List<Outcome> outcomes = answered.get(b);
+            assertEquals(keys.size() + 20, outcomes.size());
+            for (Outcome outcome : outcomes) {
+                String couponId = result(outcome).getString("couponId");
+                byKey.computeIfAbsent(db.string("SELECT source_key FROM coupons WHERE id = $1", couponId),
+                        k -> new ArrayList<>()).add(outcome);
+            }
+        }
+        assertEquals(keys.size(), byKey.size(), "every answer names the one coupon of its key");
+        byKey.forEach((key, outcomes) -> {
+            assertEquals(1, outcomes.stream().filter(Outcome.Processed.class::isInstance).count(), key);
+            assertEquals(outcomes.size() - 1, outcomes.stream().filter(Outcome.Duplicate.class::isInstance).count(),
+                    key);
+        });
+    }
+
+    @Test
+    void aRepeatedBatchIsAnsweredByRedisThenByTheDatabaseOnceRedisForgot() {
+        String user = "batch-" + UUID.randomUUID();
+        List<Item> items = List.of(grant(user + "-a", user), grant(user + "-b", user));
+        List<Outcome> first = pipeline.executeAll(items).await().atMost(Duration.ofSeconds(30));
+        first.forEach(outcome -> assertInstanceOf(Outcome.Processed.class, outcome));
+
+        assertDuplicatesFrom(Layer.REDIS, first, pipeline.executeAll(items).await().atMost(Duration.ofSeconds(30)));
+        redis.execute("FLUSHDB");
+        assertDuplicatesFrom(Layer.DB, first, pipeline.executeAll(items).await().atMost(Duration.ofSeconds(30)));
+        // the database's answer was written back to Redis
+        assertDuplicatesFrom(Layer.REDIS, first, pipeline.executeAll(items).await().atMost(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void aKeyReusedWithOtherContentIsToldApartFromItsNeighboursAndLeavesNothing() {
+        String user = "batch-" + UUID.randomUUID();
+        String key = user + "-reused";
+        pipeline.executeAll(List.of(grant(key, user))).await().atMost(Duration.ofSeconds(30));
+
+        // the other content's work writes a coupon of its own: nothing of it may remain
+        IdemRequest other = new IdemRequest(SCOPE, key, IdemRequest.fingerprint("other content"));
+        Item reused = new Item(other, grant(key + "-other", user).work());
+        List<Outcome> outcomes = pipeline.executeAll(List.of(reused, grant(user + "-fresh", user)))
+                .await().atMost(Duration.ofSeconds(30));
+        assertInstanceOf(Outcome.KeyReused.class, outcomes.get(0));
+        assertInstanceOf(Outcome.Processed.class, outcomes.get(1));
+        // Redis forgot: the work runs, meets the key's record and is rolled back
+        redis.execute("FLUSHDB");
+        List<Outcome> again = pipeline.executeAll(List.of(reused, grant(user + "-fresh-2", user)))
+                .await().atMost(Duration.ofSeconds(30));
+        assertInstanceOf(Outcome.KeyReused.class, again.get(0));
+        assertInstanceOf(Outcome.Processed.class, again.get(1));
+        Db db = new Db(pool);
+        assertEquals(0, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", key + "-other"));
+        assertEquals(3, db.count("SELECT count(*) FROM coupons WHERE user_id = $1", user));
+    }
+
+    @Test
+    void refusedWorkKeepsNoRecordSoALaterDeliveryIsJudgedAfresh() {
+        String user = "batch-" + UUID.randomUUID();
+        String refusedKey = user + "-not-yet";
+        Item refused = new Item(request(refusedKey),
+                tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to yet")));
+        List<Outcome> outcomes = pipeline.executeAll(List.of(refused, grant(user + "-other", user)))
+                .await().atMost(Duration.ofSeconds(30));
+
+        Outcome.Rejected rejected = assertInstanceOf(Outcome.Rejected.class, outcomes.get(0));
+        assertEquals("NOT_FOUND", rejected.reason());
+        assertInstanceOf(Outcome.Processed.class, outcomes.get(1));
+        Db db = new Db(pool);
+        assertEquals(0, db.count("SELECT count(*) FROM dedup_record WHERE scope = $1 AND key = $2", SCOPE, refusedKey));
+        assertEquals(1, db.count("SELECT count(*) FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'",
+                SCOPE, user + "-other"));
+
+        redis.execute("FLUSHDB");
+        assertInstanceOf(Outcome.Processed.class, pipeline.executeAll(List.of(grant(refusedKey, user)))
+                .await().atMost(Duration.ofSeconds(30)).get(0));
+    }
+
+    @Test
+    void batchMarksInRedisExpireAsSingleOnesDo() {
+        String user = "batch-" + UUID.randomUUID();
+        Item refused = new Item(request(user + "-refused"),
+                tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to")));
+        pipeline.executeAll(List.of(refused, grant(user + "-granted", user))).await().atMost(Duration.ofSeconds(30));
+
+        String refusedKey = redisKey(user + "-refused");
+        String grantedKey = redisKey(user + "-granted");
+        long ttl = config.redisTtl(SCOPE).toMillis();
+        // the refused key keeps only its pre-check's marker; the granted one is DONE with its result
+        assertEquals("PROCESSING", redis.value(String.class).get(refusedKey));
+        assertTrue(redis.value(String.class).get(grantedKey).startsWith("DONE "), grantedKey);
+        for (String key : List.of(refusedKey, grantedKey)) {
+            long left = redis.key(String.class).pttl(key);
+            assertTrue(left > ttl - 60_000 && left <= ttl, key + " expires in " + left + " ms, not about " + ttl);
+        }
+    }
+
+    private static void assertDuplicatesFrom(Layer layer, List<Outcome> first, List<Outcome> again) {
+        assertEquals(first.size(), again.size());
+        for (int i = 0; i < first.size(); i++) {
+            Outcome.Duplicate duplicate = assertInstanceOf(Outcome.Duplicate.class, again.get(i));
+            assertEquals(layer, duplicate.layer());
+            assertEquals(result(first.get(i)), duplicate.result(), "the first delivery's answer");
+        }
+    }
+
+    private static JsonObject result(Outcome outcome) {
+        if (outcome instanceof Outcome.Processed processed) {
+            return processed.result();
+        }
+        return assertInstanceOf(Outcome.Duplicate.class, outcome).result();
+    }
+
+    /** Where Redis keeps a key of the scope (the SPEC's {@code <prefix>:<scope>:<key>}). */
+    private String redisKey(String key) {
+        return config.redisPrefix() + ":" + SCOPE + ":" + key;
+    }
+
+    private static IdemRequest request(String key) {
+        return new IdemRequest(SCOPE, key, IdemRequest.fingerprint(key));
+    }
+
+    /** A coupon per key, inserted in the batch's transaction. */
+    private Item grant(String key, String user) {
+        return new Item(request(key), tx -> {
+            Coupon coupon = new Coupon(UUID.randomUUID().toString(), user, "BATCH", key, null,
+                    Instant.now().truncatedTo(ChronoUnit.MICROS));
+            return coupons.grant(tx, coupon).map(inserted -> inserted
+                    ? new Effect.Applied(new JsonObject().put("couponId", coupon.couponId()))
+                    : new Effect.AlreadyApplied(new JsonObject()));
+        });
+    }
+}
