@@ -10,13 +10,16 @@ import dev.idem.pipeline.DedupAdmin.Finding;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.quarkus.scheduler.Scheduler;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -121,8 +124,16 @@ public class Reconciliation {
                 .replaceWith(orderId);
     }
 
-    @Scheduled(every = "${idem.reconciliation.interval:60s}", delayed = "30s",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /** The gauges are recomputed every {@code idem.reconciliation.interval}, the first time after start-up's traffic. */
+    void scheduleGauges(@Observes StartupEvent start, Scheduler scheduler) {
+        scheduler.newJob("reconciliation-gauges")
+                .setInterval(config.interval().toString())
+                .setDelayed("30s")
+                .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
+                .setAsyncTask(execution -> refreshGauges())
+                .schedule();
+    }
+
     Uni<Void> refreshGauges() {
         return findings(Instant.EPOCH, 0)
                 .invoke(findings -> findings.forEach(f -> gauges.get(f.check()).set(f.count())))

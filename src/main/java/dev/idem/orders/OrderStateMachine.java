@@ -21,8 +21,8 @@ public final class OrderStateMachine {
             PAID, EnumSet.noneOf(OrderStatus.class),
             CLOSED, EnumSet.noneOf(OrderStatus.class));
 
-    /** What a payment event that could not move the order means. */
-    public enum Verdict {
+    /** What a payment event that could not move the order (its update missed) means. */
+    public enum Miss {
         /** The order is already where the event would move it, for the same cause. */
         DUPLICATE,
         AMOUNT_MISMATCH,
@@ -56,20 +56,20 @@ public final class OrderStateMachine {
      * @param tradeNo     the trade number the event carries
      * @param amountCents the amount the event carries
      */
-    public static Verdict afterMiss(Order current, OrderStatus target, String tradeNo, long amountCents) {
+    public static Miss afterMiss(Order current, OrderStatus target, String tradeNo, long amountCents) {
         if (target == PAID) {
             if (current.amountCents() != amountCents) {
-                return Verdict.AMOUNT_MISMATCH;
+                return Miss.AMOUNT_MISMATCH;
             }
             if (current.status() == PAID) {
-                return Objects.equals(current.tradeNo(), tradeNo) ? Verdict.DUPLICATE : Verdict.DOUBLE_PAYMENT;
+                return Objects.equals(current.tradeNo(), tradeNo) ? Miss.DUPLICATE : Miss.DOUBLE_PAYMENT;
             }
             if (current.status() == CLOSED) {
-                return Verdict.PAID_AFTER_CLOSE;
+                return Miss.PAID_AFTER_CLOSE;
             }
             // WAIT_PAY with the right amount: the trade number already pays another order
-            return Verdict.ILLEGAL_TRANSITION;
+            return Miss.ILLEGAL_TRANSITION;
         }
-        return current.status() == target ? Verdict.DUPLICATE : Verdict.ILLEGAL_TRANSITION;
+        return current.status() == target ? Miss.DUPLICATE : Miss.ILLEGAL_TRANSITION;
     }
 }

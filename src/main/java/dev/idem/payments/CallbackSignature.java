@@ -19,7 +19,7 @@ import javax.crypto.spec.SecretKeySpec;
 @ApplicationScoped
 public class CallbackSignature {
 
-    public enum Verdict { VALID, MISSING, MALFORMED, STALE, MISMATCH }
+    public enum Check { VALID, MISSING, MALFORMED, STALE, MISMATCH }
 
     private static final String ALGORITHM = "HmacSHA256";
 
@@ -40,9 +40,9 @@ public class CallbackSignature {
         this.macs = ThreadLocal.withInitial(() -> keyed(key));
     }
 
-    public Verdict verify(String timestamp, String signature, byte[] body) {
+    public Check verify(String timestamp, String signature, byte[] body) {
         if (timestamp == null || signature == null || timestamp.isBlank() || signature.isBlank()) {
-            return Verdict.MISSING;
+            return Check.MISSING;
         }
         long seconds;
         byte[] given;
@@ -50,13 +50,13 @@ public class CallbackSignature {
             seconds = Long.parseLong(timestamp.trim());
             given = HexFormat.of().parseHex(signature.trim());
         } catch (IllegalArgumentException notNumberOrHex) {
-            return Verdict.MALFORMED;
+            return Check.MALFORMED;
         }
         long now = clock.instant().getEpochSecond();
         if (seconds < now - tolerance.toSeconds() || seconds > now + tolerance.toSeconds()) {
-            return Verdict.STALE;
+            return Check.STALE;
         }
-        return MessageDigest.isEqual(mac(timestamp.trim(), body), given) ? Verdict.VALID : Verdict.MISMATCH;
+        return MessageDigest.isEqual(mac(timestamp.trim(), body), given) ? Check.VALID : Check.MISMATCH;
     }
 
     /** The lowercase hex signature of a delivery, as the gateway computes it. */

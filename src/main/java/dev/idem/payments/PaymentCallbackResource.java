@@ -37,9 +37,9 @@ public class PaymentCallbackResource {
     public Uni<Response> receive(@HeaderParam("X-Pay-Timestamp") String timestamp,
                                  @HeaderParam("X-Pay-Signature") String signed,
                                  byte[] body) {
-        CallbackSignature.Verdict verdict = signature.verify(timestamp, signed, body == null ? new byte[0] : body);
-        if (verdict != CallbackSignature.Verdict.VALID) {
-            return Uni.createFrom().item(Problem.response(401, "SIGNATURE_INVALID", switch (verdict) {
+        CallbackSignature.Check check = signature.verify(timestamp, signed, body == null ? new byte[0] : body);
+        if (check != CallbackSignature.Check.VALID) {
+            return Uni.createFrom().item(Problem.response(401, "SIGNATURE_INVALID", switch (check) {
                 case MISSING -> "X-Pay-Timestamp and X-Pay-Signature are required";
                 case MALFORMED -> "X-Pay-Timestamp must be epoch seconds and X-Pay-Signature hex";
                 case STALE -> "X-Pay-Timestamp is outside the accepted window";

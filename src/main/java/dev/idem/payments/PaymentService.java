@@ -4,7 +4,7 @@ import dev.idem.coupons.PaidOrderCampaign;
 import dev.idem.orders.Order;
 import dev.idem.orders.OrderRepository;
 import dev.idem.orders.OrderStateMachine;
-import dev.idem.orders.OrderStateMachine.Verdict;
+import dev.idem.orders.OrderStateMachine.Miss;
 import dev.idem.orders.OrderStatus;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
@@ -94,8 +94,8 @@ public class PaymentService {
             }
             Order order = found.get();
             OrderStatus target = callback.succeeded() ? OrderStatus.PAID : OrderStatus.CLOSED;
-            Verdict verdict = OrderStateMachine.afterMiss(order, target, callback.tradeNo(), callback.amountCents());
-            if (verdict == Verdict.DUPLICATE) {
+            Miss miss = OrderStateMachine.afterMiss(order, target, callback.tradeNo(), callback.amountCents());
+            if (miss == Miss.DUPLICATE) {
                 return Uni.createFrom().item(new Effect.AlreadyApplied(received()));
             }
             JsonObject detail = new JsonObject()
@@ -103,8 +103,8 @@ public class PaymentService {
                     .put("orderTradeNo", order.tradeNo())
                     .put("orderAmountCents", order.amountCents())
                     .put("callbackAmountCents", callback.amountCents());
-            return anomalies.record(tx, verdict.name(), callback, detail, now)
-                    .replaceWith(new Effect.Anomalous(verdict.name(), received().put("anomaly", verdict.name())));
+            return anomalies.record(tx, miss.name(), callback, detail, now)
+                    .replaceWith(new Effect.Anomalous(miss.name(), received().put("anomaly", miss.name())));
         });
     }
 

@@ -1,10 +1,10 @@
 package dev.idem.orders;
 
-import static dev.idem.orders.OrderStateMachine.Verdict.AMOUNT_MISMATCH;
-import static dev.idem.orders.OrderStateMachine.Verdict.DOUBLE_PAYMENT;
-import static dev.idem.orders.OrderStateMachine.Verdict.DUPLICATE;
-import static dev.idem.orders.OrderStateMachine.Verdict.ILLEGAL_TRANSITION;
-import static dev.idem.orders.OrderStateMachine.Verdict.PAID_AFTER_CLOSE;
+import static dev.idem.orders.OrderStateMachine.Miss.AMOUNT_MISMATCH;
+import static dev.idem.orders.OrderStateMachine.Miss.DOUBLE_PAYMENT;
+import static dev.idem.orders.OrderStateMachine.Miss.DUPLICATE;
+import static dev.idem.orders.OrderStateMachine.Miss.ILLEGAL_TRANSITION;
+import static dev.idem.orders.OrderStateMachine.Miss.PAID_AFTER_CLOSE;
 import static dev.idem.orders.OrderStatus.CLOSED;
 import static dev.idem.orders.OrderStatus.PAID;
 import static dev.idem.orders.OrderStatus.WAIT_PAY;

@@ -1,10 +1,10 @@
 package dev.idem.payments;
 
-import static dev.idem.payments.CallbackSignature.Verdict.MALFORMED;
-import static dev.idem.payments.CallbackSignature.Verdict.MISMATCH;
-import static dev.idem.payments.CallbackSignature.Verdict.MISSING;
-import static dev.idem.payments.CallbackSignature.Verdict.STALE;
-import static dev.idem.payments.CallbackSignature.Verdict.VALID;
+import static dev.idem.payments.CallbackSignature.Check.MALFORMED;
+import static dev.idem.payments.CallbackSignature.Check.MISMATCH;
+import static dev.idem.payments.CallbackSignature.Check.MISSING;
+import static dev.idem.payments.CallbackSignature.Check.STALE;
+import static dev.idem.payments.CallbackSignature.Check.VALID;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.idem.testing.Gateway;
@@ -23,7 +23,7 @@ class CallbackSignatureTest {
     final CallbackSignature verifier = new CallbackSignature(Gateway.SECRET, Duration.ofSeconds(300),
             Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
 
-    CallbackSignature.Verdict verify(long ts, String signature, String body) {
+    CallbackSignature.Check verify(long ts, String signature, String body) {
         return verifier.verify(Long.toString(ts), signature, body.getBytes(StandardCharsets.UTF_8));
     }
 

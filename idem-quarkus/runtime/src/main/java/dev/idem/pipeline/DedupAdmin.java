@@ -18,8 +18,9 @@ import java.util.Optional;
 @ApplicationScoped
 public class DedupAdmin {
 
-    /** The scheduler identity of the recovery job, to pause or resume it. */
+    /** The scheduler identities of the recovery and archiving jobs, to pause or resume them. */
     public static final String RECOVERY_JOB = "dedup-recovery";
+    public static final String ARCHIVE_JOB = "dedup-archive";
 
     /** Reconciliation's names for the unfinished two-phase records. */
     public static final String HANGING = "hangingDedupRecords";

@@ -4,7 +4,6 @@ import static dev.idem.pipeline.PgDedupStore.instant;
 import static dev.idem.pipeline.PgDedupStore.toRecord;
 import static dev.idem.pipeline.PgDedupStore.ts;
 
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -63,8 +62,7 @@ class DedupArchive {
         this.clock = clock;
     }
 
-    @Scheduled(identity = "dedup-archive", every = "${idem.pipeline.archive.interval:10m}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /** One scheduled run ({@link DedupJobs}): what it moved is logged, a failure waits for the next run. */
     Uni<Void> scheduled() {
         return archiveNow()
                 .invoke(moved -> {

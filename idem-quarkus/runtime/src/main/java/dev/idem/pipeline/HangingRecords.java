@@ -1,6 +1,5 @@
 package dev.idem.pipeline;
 
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,8 +30,7 @@ class HangingRecords {
         this.clock = clock;
     }
 
-    @Scheduled(identity = DedupAdmin.RECOVERY_JOB, every = "${idem.pipeline.recovery-interval:10s}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /** One scheduled run ({@link DedupJobs}): what it did is logged, a failure waits for the next run. */
     Uni<Void> recover() {
         return redriveHanging()
                 .invoke(report -> {

@@ -9,6 +9,7 @@ import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +53,7 @@ class IdemPipelineProcessor {
                         PACKAGE + "kafka.IdempotentConsumer",
                         PACKAGE + "kafka.DispositionPolicy$Default",
                         PACKAGE + "HangingRecords",
+                        PACKAGE + "DedupJobs",
                         PACKAGE + "DedupArchive",
                         PACKAGE + "RetentionCheck",
                         PACKAGE + "GroupCommit",
@@ -66,6 +68,15 @@ class IdemPipelineProcessor {
                         PACKAGE + "ClockProducer")
                 .setUnremovable()
                 .build();
+    }
+
+    /**
+     * The recovery and archiving jobs are scheduled at start-up, not declared with
+     * {@code @Scheduled}: Quarkus starts its scheduler only for declared jobs unless told otherwise.
+     */
+    @BuildStep
+    RunTimeConfigurationDefaultBuildItem schedulerStarts() {
+        return new RunTimeConfigurationDefaultBuildItem("quarkus.scheduler.start-mode", "forced");
     }
 
     /**
