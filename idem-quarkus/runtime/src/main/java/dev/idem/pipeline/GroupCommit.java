@@ -4,6 +4,7 @@ import dev.idem.pipeline.GroupTransaction.Pending;
 import dev.idem.pipeline.GroupTransaction.Settled;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
+import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -55,7 +56,9 @@ class GroupCommit {
                 run(List.of(waiting), null);
                 return;
             }
-            lanes.computeIfAbsent(Thread.currentThread(), loop -> new Lane(Vertx.currentContext())).add(waiting);
+            // the loop's root context: a lane outlives the request whose (duplicated) context made it
+            lanes.computeIfAbsent(Thread.currentThread(),
+                    loop -> new Lane(VertxContext.getRootContext(Vertx.currentContext()))).add(waiting);
         });
     }
 

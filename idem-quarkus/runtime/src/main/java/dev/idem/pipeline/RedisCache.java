@@ -3,6 +3,8 @@ package dev.idem.pipeline;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -64,10 +66,11 @@ class RedisCache implements DedupCache {
 
     @Override
     public Uni<PreCheck> preCheck(IdemRequest request) {
+        Context caller = Vertx.currentContext();
         return loops.current().send(set(request, PROCESSING, "NX", "GET"))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .map(RedisCache::parse)
-                .onFailure().recoverWithItem(failure -> degraded(request, "precheck", failure));
+                .onFailure().recoverWithUni(failure -> onLoopOf(caller, degraded(request, "precheck", failure)));
     }
 
     /**
@@ -151,13 +154,27 @@ class RedisCache implements DedupCache {
      */
     private <A> Uni<A> scripted(List<IdemRequest> requests, String operation, Request script,
                                 Function<Response, A> read, A fallback) {
+        Context caller = Vertx.currentContext();
         return loops.current().send(script)
                 .ifNoItem().after(config.redisBatchBudget()).fail()
                 .map(read)
-                .onFailure().recoverWithItem(failure -> {
+                .onFailure().recoverWithUni(failure -> {
                     requests.forEach(request -> degraded(request, operation, failure));
-                    return fallback;
+                    return onLoopOf(caller, fallback);
                 });
+    }
+
+    /**
+     * {@code item} on {@code caller}'s event loop. A budget runs out on Mutiny's timer thread, and
+     * what follows a pre-check must go on where the delivery came from: group commit queues it on
+     * that loop, and off a loop it would get a transaction of its own. Answers on a loop (Redis
+     * replied, or refused) go on at once.
+     */
+    private static <T> Uni<T> onLoopOf(Context caller, T item) {
+        if (caller == null || Context.isOnEventLoopThread()) {
+            return Uni.createFrom().item(item);
+        }
+        return Uni.createFrom().emitter(emitter -> caller.runOnContext(ignored -> emitter.complete(item)));
     }
 
     /** {@code SET key value [options] PX ttl}: every write of a key carries its scope's TTL. */

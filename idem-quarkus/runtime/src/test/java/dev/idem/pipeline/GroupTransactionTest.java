@@ -1,0 +1,275 @@
+package dev.idem.pipeline;
+
+import static dev.idem.pipeline.PipelineRig.await;
+import static dev.idem.pipeline.PipelineRig.request;
+import static dev.idem.pipeline.PipelineRig.result;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.pipeline.DedupCache.PreCheck;
+import dev.idem.pipeline.GroupTransaction.Pending;
+import dev.idem.pipeline.GroupTransaction.Settled;
+import dev.idem.pipeline.IdempotencyPipeline.Item;
+import dev.idem.pipeline.InMemoryDedupCache.Marked;
+import dev.idem.pipeline.InMemoryDedupStore.Ending;
+import dev.idem.pipeline.InMemoryDedupStore.Tx;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deliveries that share one transaction (a Kafka poll through {@link IdempotencyPipeline#executeAll},
+ * or {@link GroupTransaction} directly): each gets the outcome it would have had alone.
+ */
+class GroupTransactionTest {
+
+    private final IdemRequest a = request("orders", "a-1", "x");
+    private final IdemRequest b = request("orders", "b-1", "y");
+    private final IdemRequest c = request("orders", "c-1", "z");
+
+    @Test
+    void aConcurrentWinnersKeyIsADuplicateWithItsResultAndTheRestOfTheGroupRunsAgain() {
+        PipelineRig rig = new PipelineRig();
+        JsonObject winners = new JsonObject().put("by", "the other delivery");
+        rig.store.commitsMeanwhile(rig.done(b, winners));
+
+        List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
+
+        assertEquals(List.of(
+                new Outcome.Processed(result("a-1")),
+                new Outcome.Duplicate(Layer.DB, winners),
+                new Outcome.Processed(result("c-1"))), outcomes);
+        List<Tx> txs = rig.store.transactions();
+        assertEquals(2, txs.size());
+        assertEquals(Ending.ROLLED_BACK, txs.get(0).ending);
+        assertEquals(Set.of(key(a), key(b), key(c)), txs.get(0).touched);
+        assertEquals(Ending.COMMITTED, txs.get(1).ending);
+        assertEquals(Set.of(key(a), key(c)), txs.get(1).touched);
+        assertEquals(txs.get(1).id, rig.store.committed(a).orElseThrow().writtenIn());
+        assertEquals(txs.get(1).id, rig.store.committed(c).orElseThrow().writtenIn());
+        assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(b).orElseThrow().writtenIn());
+        // b's work ran in the first transaction only, which rolled back
+        assertEquals(1, rig.runs("b-1"));
+        assertEquals(Map.of("effect:a-1", a.fingerprint(), "effect:c-1", c.fingerprint()), rig.store.rows());
+        assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "conflict"));
+        assertEquals(Set.of(
+                new Marked(a, JsonText.encode(result("a-1")), true),
+                new Marked(b, JsonText.encode(winners), true),
+                new Marked(c, JsonText.encode(result("c-1")), true)), Set.copyOf(rig.cache.marked()));
+    }
+
+    @Test
+    void aConcurrentWinnerWithOtherContentMakesTheDeliveryKeyReused() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.commitsMeanwhile(rig.done(request("orders", "a-1", "other"), result("a-1")));
+
+        Outcome outcome = await(rig.pipeline.execute(a, rig.applying(a)));
+
+        assertEquals(new Outcome.KeyReused(), outcome);
+        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(List.of(), rig.cache.marked());
+    }
+
+    @Test
+    void aConflictWhoseRowIsGoneWhenLookedUpIsTriedOnceMoreThenInFlight() {
+        PipelineRig once = new PipelineRig();
+        once.store.vanishesMeanwhile("orders", "a-1", 1);
+        assertEquals(new Outcome.Processed(result("a-1")), await(once.pipeline.execute(a, once.applying(a))));
+        assertEquals(2, once.store.transactionsRun());
+
+        PipelineRig twice = new PipelineRig();
+        twice.store.vanishesMeanwhile("orders", "a-1", 2);
+        assertEquals(Outcomes.inFlight(twice.config), await(twice.pipeline.execute(a, twice.applying(a))));
+        assertEquals(2, twice.store.transactionsRun());
+        assertTrue(twice.store.committed(a).isEmpty());
+        assertEquals(Map.of(), twice.store.rows());
+    }
+
+    @Test
+    void aGroupOfMixedOutcomesGivesEachTheOutcomeItWouldHaveHadAlone() {
+        IdemRequest applied = request("ledger", "k1", 1);
+        IdemRequest already = request("ledger", "k2", 2);
+        IdemRequest anomalous = request("ledger", "k3", 3);
+        IdemRequest refused = request("ledger", "k4", 4);
+        IdemRequest duplicate = request("ledger", "k5", 5);
+        JsonObject earlier = new JsonObject().put("balance", 500);
+        Function<PipelineRig, List<Item>> poll = rig -> {
+            rig.store.seed(rig.done(duplicate, earlier), null);
+            rig.cache.answer(duplicate, new PreCheck.Processing());
+            return List.of(
+                    new Item(applied, rig.work(applied, new Effect.Applied(result("k1")))),
+                    new Item(already, rig.work(already, new Effect.AlreadyApplied(result("k2")))),
+                    new Item(anomalous, rig.work(anomalous, new Effect.Anomalous("OVERDRAWN", result("k3")))),
+                    new Item(refused, rig.work(refused, new Effect.Refused("NO_ACCOUNT", "no account 4"))),
+                    new Item(duplicate, rig.work(duplicate, new Effect.Applied(result("k5")))));
+        };
+        PipelineRig rig = new PipelineRig();
+
+        List<Outcome> outcomes = await(rig.pipeline.executeAll(poll.apply(rig)));
+
+        assertEquals(List.of(
+                new Outcome.Processed(result("k1")),
+                new Outcome.Duplicate(Layer.STATE, result("k2")),
+                new Outcome.Anomaly("OVERDRAWN", result("k3")),
+                new Outcome.Rejected("NO_ACCOUNT", "no account 4"),
+                new Outcome.Duplicate(Layer.DB, earlier)), outcomes);
+        for (int i = 0; i < outcomes.size(); i++) {
+            PipelineRig alone = new PipelineRig();
+            Item item = poll.apply(alone).get(i);
+            assertEquals(outcomes.get(i), await(alone.pipeline.execute(item.request(), item.work())), "item " + i);
+        }
+        // one transaction; what took effect is recorded in it with its result, the refused one keeps nothing
+        assertEquals(1, rig.store.transactionsRun());
+        long tx = rig.store.transactions().get(0).id;
+        assertEquals(result("k1"), recorded(rig, applied, tx));
+        assertEquals(result("k2"), recorded(rig, already, tx));
+        assertEquals(result("k3"), recorded(rig, anomalous, tx));
+        assertTrue(rig.store.committed(refused).isEmpty());
+        assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(duplicate).orElseThrow().writtenIn());
+        assertEquals(0, rig.runs("k5"));
+        assertEquals(Set.of("effect:k1", "effect:k2", "effect:k3"), rig.store.rows().keySet());
+        assertEquals(Set.of(applied, already, anomalous, duplicate),
+                Set.copyOf(rig.cache.marked().stream().map(Marked::request).toList()));
+        assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
+    }
+
+    @Test
+    void aStatementErrorOfOneWorkFailsItAloneAndTheOthersCommit() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.failWritesOf("effect:b-1");
+
+        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
+                settled.get(0));
+        assertInstanceOf(InMemoryDedupStore.StatementFailed.class,
+                assertInstanceOf(Settled.Failed.class, settled.get(1)).failure());
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
+                settled.get(2));
+        // the group failed as a whole, then each delivery ran alone
+        List<Tx> txs = rig.store.transactions();
+        assertEquals(List.of(Ending.FAILED, Ending.COMMITTED, Ending.FAILED, Ending.COMMITTED),
+                txs.stream().map(tx -> tx.ending).toList());
+        assertEquals(txs.get(1).id, rig.store.committed(a).orElseThrow().writtenIn());
+        assertEquals(txs.get(3).id, rig.store.committed(c).orElseThrow().writtenIn());
+        assertTrue(rig.store.committed(b).isEmpty());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+        assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "error"));
+    }
+
+    @Test
+    void aBatchWithAFailingDeliveryFailsButWhatCommittedAloneIsKnownToTheCache() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.failWritesOf("effect:b-1");
+
+        assertThrows(InMemoryDedupStore.StatementFailed.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c)))));
+
+        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
+        assertEquals(List.of(a, c), rig.cache.marked().stream().map(Marked::request).toList());
+        assertTrue(rig.cache.marked().stream().allMatch(Marked::committedBefore));
+    }
+
+    @Test
+    void aStoreOutageFailsEveryDeliveryOfTheGroupWithoutAPartialCommit() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.goDownOnRecord();
+
+        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+
+        assertEquals(3, settled.size());
+        settled.forEach(s -> assertInstanceOf(InMemoryDedupStore.Outage.class,
+                assertInstanceOf(Settled.Failed.class, s).failure()));
+        // not run delivery by delivery: no delivery alone would get past an outage
+        assertEquals(1, rig.store.transactionsRun());
+        assertEquals(Map.of(), rig.store.committedRecords());
+        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
+    }
+
+    @Test
+    void aBatchMeetingAnOutageFailsAndTellsTheCacheNothing() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.goDownOnRecord();
+
+        assertThrows(InMemoryDedupStore.Outage.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b)))));
+        assertEquals(List.of(), rig.cache.marked());
+        assertEquals(Map.of(), rig.store.committedRecords());
+    }
+
+    @Test
+    void oneDeliveryOfAGroupWaitingPastItsBoundIsInFlightAndTheOthersCommit() {
+        PipelineRig rig = new PipelineRig(Map.of(
+                "idem.pipeline.scopes.orders.concurrent-wait", "250ms",
+                "idem.pipeline.in-flight-retry-after", "3s"));
+        rig.store.lockedByAnother("orders", "b-1");
+
+        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+
+        assertEquals(List.of(
+                new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
+                new Settled.Decided(new Outcome.InFlight(Duration.ofSeconds(3)), null),
+                new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1")))), settled);
+        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+    }
+
+    @Test
+    void aKeyTwiceInOneBatchHasItsSecondCopyAnsweredAsADuplicate() {
+        PipelineRig rig = new PipelineRig();
+
+        List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, a), item(rig, b))));
+
+        assertEquals(List.of(
+                new Outcome.Processed(result("a-1")),
+                new Outcome.Duplicate(Layer.REDIS, result("a-1")),
+                new Outcome.Processed(result("b-1"))), outcomes);
+        assertEquals(1, rig.runs("a-1"));
+        assertEquals(1, rig.store.transactionsRun());
+    }
+
+    @Test
+    void worksKnownBeforeTheyRunAreRecordedInTheSameTransaction() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.commitsMeanwhile(rig.done(b, result("b-1")));
+        List<Item> items = List.of(a, b, c).stream()
+                .map(r -> new Item(r, Work.applying(result(r.key()),
+                        tx -> rig.store.write(tx, "effect:" + r.key(), r.fingerprint()))))
+                .toList();
+
+        List<Outcome> outcomes = await(rig.pipeline.executeAll(items));
+
+        assertEquals(List.of(
+                new Outcome.Processed(result("a-1")),
+                new Outcome.Duplicate(Layer.DB, result("b-1")),
+                new Outcome.Processed(result("c-1"))), outcomes);
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+        assertEquals(rig.store.committed(a).orElseThrow().writtenIn(), rig.store.committed(c).orElseThrow().writtenIn());
+    }
+
+    private static Item item(PipelineRig rig, IdemRequest request) {
+        return new Item(request, rig.applying(request));
+    }
+
+    private static Pending pending(PipelineRig rig, IdemRequest request) {
+        return new Pending(request, rig.applying(request), false);
+    }
+
+    private static String key(IdemRequest request) {
+        return DedupStore.batchKey(request);
+    }
+
+    private static JsonObject recorded(PipelineRig rig, IdemRequest request, long tx) {
+        InMemoryDedupStore.Stored stored = rig.store.committed(request).orElseThrow();
+        assertEquals(DedupRecord.Status.DONE, stored.record().status());
+        assertEquals(tx, stored.writtenIn());
+        return stored.record().result();
+    }
+}

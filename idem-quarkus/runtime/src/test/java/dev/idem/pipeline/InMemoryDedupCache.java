@@ -1,0 +1,107 @@
+package dev.idem.pipeline;
+
+import io.smallrye.mutiny.Uni;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * A {@link DedupCache} in memory that behaves like {@code SET key PROCESSING NX GET}: the first
+ * pre-check of a key claims it, later ones find PROCESSING, and DONE once marked. A test may
+ * program the answer of a key instead, or take the whole cache down (every answer Unavailable, as
+ * when Redis fails or is slower than its budget). Every markDone is recorded, with whether the
+ * store had the key's record committed at that moment.
+ */
+final class InMemoryDedupCache implements DedupCache {
+
+    /** One markDone: the key, its result, and whether its record was committed when Redis heard it. */
+    record Marked(IdemRequest request, String result, boolean committedBefore) {}
+
+    private final Map<String, PreCheck> values = new HashMap<>();
+    private final Map<String, PreCheck> programmed = new HashMap<>();
+    private final List<Marked> marked = new ArrayList<>();
+    private final List<IdemRequest> preChecked = new ArrayList<>();
+    private Predicate<IdemRequest> committed = request -> false;
+    private boolean down;
+
+    /** How the cache tells whether the store has the key's record committed (the store under test). */
+    synchronized InMemoryDedupCache witnessing(Predicate<IdemRequest> committed) {
+        this.committed = committed;
+        return this;
+    }
+
+    /** Every later pre-check of the key answers {@code answer}. */
+    synchronized void answer(IdemRequest request, PreCheck answer) {
+        programmed.put(DedupStore.batchKey(request), answer);
+    }
+
+    /** Redis failed or is too slow: every pre-check answers Unavailable and nothing is kept. */
+    synchronized void goDown() {
+        down = true;
+    }
+
+    synchronized List<Marked> marked() {
+        return new ArrayList<>(marked);
+    }
+
+    synchronized List<IdemRequest> preChecked() {
+        return new ArrayList<>(preChecked);
+    }
+
+    @Override
+    public synchronized Uni<PreCheck> preCheck(IdemRequest request) {
+        preChecked.add(request);
+        return Uni.createFrom().item(answerFor(request));
+    }
+
+    @Override
+    public synchronized Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
+        preChecked.addAll(requests);
+        return Uni.createFrom().item(requests.stream().map(this::answerFor).toList());
+    }
+
+    private PreCheck answerFor(IdemRequest request) {
+        String key = DedupStore.batchKey(request);
+        if (down) {
+            return new PreCheck.Unavailable();
+        }
+        PreCheck answer = programmed.get(key);
+        if (answer != null) {
+            return answer;
+        }
+        PreCheck previous = values.putIfAbsent(key, new PreCheck.Processing());
+        return previous == null ? new PreCheck.Claimed() : previous;
+    }
+
+    @Override
+    public synchronized Uni<Void> markDone(IdemRequest request, String result) {
+        marked.add(new Marked(request, result, committed.test(request)));
+        if (!down) {
+            values.put(DedupStore.batchKey(request), new PreCheck.Done(request.fingerprint(), JsonText.decode(result)));
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    @Override
+    public synchronized Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results) {
+        for (int i = 0; i < requests.size(); i++) {
+            markDone(requests.get(i), results.get(i));
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    @Override
+    public synchronized Uni<Optional<String>> peek(String scope, String key) {
+        return Uni.createFrom().item(down ? Optional.empty()
+                : Optional.ofNullable(values.get(DedupStore.batchKey(scope, key))).map(Object::toString));
+    }
+
+    @Override
+    public synchronized Uni<Void> forget(String scope, String key) {
+        values.remove(DedupStore.batchKey(scope, key));
+        return Uni.createFrom().voidItem();
+    }
+}

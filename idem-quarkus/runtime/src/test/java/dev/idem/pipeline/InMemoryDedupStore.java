@@ -1,0 +1,575 @@
+package dev.idem.pipeline;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A {@link DedupStore} in memory with the transaction semantics the pipeline relies on: what a
+ * transaction writes is staged and seen by itself only, and becomes visible when it commits; a
+ * rollback or a failure drops it. A record insert meeting a committed row for its key writes
+ * nothing, as {@code ON CONFLICT DO NOTHING} does. After a failed statement the transaction is
+ * aborted: every later statement of it fails, and so does its COMMIT, as in Postgres.
+ *
+ * <p>Besides the dedup records it keeps business rows ({@link #write}) so that tests can see whose
+ * work took effect. Hooks stand in for what other processes do meanwhile: a concurrent winner, a
+ * lock held past the bound, a takeover first, an outage; and for a statement that fails.
+ *
+ * <p>Every operation answers synchronously at subscription; the SQL handles are placeholders that
+ * fail if anything but this store uses them.
+ */
+final class InMemoryDedupStore implements DedupStore {
+
+    /** The transaction id of rows that another process wrote. */
+    static final long ANOTHER = 0;
+
+    /** A statement of one delivery failed (a constraint, bad data): the store itself is fine. */
+    static final class StatementFailed extends RuntimeException {
+        StatementFailed(String message) {
+            super(message);
+        }
+    }
+
+    /** The store itself failed: refused, cut, restarting. */
+    static final class Outage extends RuntimeException {
+        Outage(String message) {
+            super(message);
+        }
+    }
+
+    /** A statement waited for a lock longer than its transaction's bound. */
+    static final class LockNotAvailable extends RuntimeException {
+        LockNotAvailable(String message) {
+            super(message);
+        }
+    }
+
+    /** A dedup row as stored, with the pipeline transaction that inserted it and the last that changed it. */
+    record Stored(DedupRecord record, JsonObject payload, String lastError, long writtenIn, long changedIn) {
+        Stored change(DedupRecord changed, JsonObject newPayload, String error, long in) {
+            return new Stored(changed, newPayload, error, writtenIn, in);
+        }
+    }
+
+    /** What one transaction did, for the tests to read. */
+    enum Ending { OPEN, COMMITTED, ROLLED_BACK, FAILED }
+
+    final class Tx {
+        final long id;
+        final SqlConnection handle;
+        final Map<String, Stored> staged = new LinkedHashMap<>();
+        final Map<String, String> stagedRows = new LinkedHashMap<>();
+        /** The dedup keys it looked up or wrote, in that order. */
+        final Set<String> touched = new LinkedHashSet<>();
+        Duration lockBound;
+        RuntimeException aborted;
+        Ending ending = Ending.OPEN;
+
+        Tx(long id) {
+            this.id = id;
+            this.handle = new SqlConnection(placeholder(io.vertx.sqlclient.SqlConnection.class, "transaction " + id));
+        }
+
+        Optional<Stored> visible(String key) {
+            Stored own = staged.get(key);
+            return own != null ? Optional.of(own) : Optional.ofNullable(committed.get(key));
+        }
+    }
+
+    private final Map<String, Stored> committed = new LinkedHashMap<>();
+    private final Map<String, String> rows = new LinkedHashMap<>();
+    private final List<Tx> transactions = new ArrayList<>();
+    private final Map<SqlClient, Tx> byHandle = new IdentityHashMap<>();
+    private final SqlClient outside = new SqlClient(placeholder(io.vertx.sqlclient.SqlClient.class, "outside"));
+    private long lastId;
+
+    // hooks
+    private final Map<String, DedupRecord> winners = new HashMap<>();
+    private final Map<String, Integer> vanishing = new HashMap<>();
+    private final Set<String> locked = new HashSet<>();
+    private final Set<String> failingRows = new HashSet<>();
+    private final Set<String> racedTakeOvers = new HashSet<>();
+    private boolean down;
+    private boolean downOnRecord;
+    private CompletableFuture<Void> nextEndGate;
+
+    // --- hooks ---------------------------------------------------------------------------------
+
+    /**
+     * Another delivery commits {@code record} while a transaction of the pipeline runs: right
+     * before that transaction inserts the key (its record or its claim).
+     */
+    synchronized void commitsMeanwhile(DedupRecord record) {
+        winners.put(DedupStore.batchKey(record.scope(), record.key()), record);
+    }
+
+    /**
+     * The next {@code times} inserts of the key (records or claims) meet a row that is gone when
+     * looked up (committed by another delivery, then archived).
+     */
+    synchronized void vanishesMeanwhile(String scope, String key, int times) {
+        vanishing.put(DedupStore.batchKey(scope, key), times);
+    }
+
+    /** Another transaction holds the key and does not finish: an insert of it waits. */
+    synchronized void lockedByAnother(String scope, String key) {
+        locked.add(DedupStore.batchKey(scope, key));
+    }
+
+    /** Every write of the business row {@code name} fails, as a statement of one delivery. */
+    synchronized void failWritesOf(String name) {
+        failingRows.add(name);
+    }
+
+    /** Another process takes over the key's hanging record right before the next takeover of it. */
+    synchronized void takenOverFirstByAnother(String scope, String key) {
+        racedTakeOvers.add(DedupStore.batchKey(scope, key));
+    }
+
+    /** The store refuses every connection and statement from now on. */
+    synchronized void goDown() {
+        down = true;
+    }
+
+    /** The next record insert finds the store gone, and it stays down. */
+    synchronized void goDownOnRecord() {
+        downOnRecord = true;
+    }
+
+    /** The next transaction holds its end (commit or rollback) until the answer is completed. */
+    synchronized CompletableFuture<Void> holdNextEnd() {
+        nextEndGate = new CompletableFuture<>();
+        return nextEndGate;
+    }
+
+    // --- what tests read and seed --------------------------------------------------------------
+
+    synchronized Optional<Stored> committed(String scope, String key) {
+        return Optional.ofNullable(committed.get(DedupStore.batchKey(scope, key)));
+    }
+
+    synchronized Optional<Stored> committed(IdemRequest request) {
+        return committed(request.scope(), request.key());
+    }
+
+    synchronized Map<String, Stored> committedRecords() {
+        return new LinkedHashMap<>(committed);
+    }
+
+    /** The committed business rows. */
+    synchronized Map<String, String> rows() {
+        return new LinkedHashMap<>(rows);
+    }
+
+    /** The transactions run through {@link #transaction}, in the order they began. */
+    synchronized List<Tx> transactions() {
+        return new ArrayList<>(transactions);
+    }
+
+    synchronized int transactionsRun() {
+        return transactions.size();
+    }
+
+    /** A record another process committed earlier. */
+    synchronized void seed(DedupRecord record, JsonObject payload) {
+        committed.put(DedupStore.batchKey(record.scope(), record.key()), new Stored(record, payload, null, ANOTHER, ANOTHER));
+    }
+
+    /** The business statement of a test's work: {@code name} set to {@code value} in {@code tx}. */
+    Uni<Void> write(SqlConnection tx, String name, String value) {
+        return statement(tx, t -> {
+            if (failingRows.contains(name)) {
+                throw new StatementFailed("cannot write " + name);
+            }
+            t.stagedRows.put(name, value);
+            return null;
+        });
+    }
+
+    // --- DedupStore ----------------------------------------------------------------------------
+
+    @Override
+    public <T> Uni<T> transaction(Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
+        return Uni.createFrom().deferred(() -> {
+            Tx tx;
+            CompletableFuture<Void> gate;
+            synchronized (this) {
+                if (down) {
+                    return Uni.createFrom().failure(new Outage("connection refused"));
+                }
+                tx = new Tx(++lastId);
+                transactions.add(tx);
+                byHandle.put(tx.handle, tx);
+                gate = nextEndGate;
+                nextEndGate = null;
+            }
+            Uni<T> ran = Uni.createFrom().deferred(() -> body.apply(tx.handle));
+            if (gate != null) {
+                ran = ran.onItemOrFailure().call(() -> Uni.createFrom().completionStage(gate));
+            }
+            return ran.map(result -> {
+                end(tx, commit.test(result));
+                return result;
+            }).onFailure().invoke(failure -> {
+                synchronized (this) {
+                    if (tx.ending == Ending.OPEN) {
+                        tx.ending = Ending.FAILED;
+                    }
+                }
+            });
+        });
+    }
+
+    private synchronized void end(Tx tx, boolean commit) {
+        if (down) {
+            tx.ending = Ending.FAILED;
+            throw new Outage("connection lost at the end of transaction " + tx.id);
+        }
+        if (commit && tx.aborted != null) {
+            tx.ending = Ending.FAILED;
+            throw new StatementFailed("COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage());
+        }
+        if (commit) {
+            committed.putAll(tx.staged);
+            rows.putAll(tx.stagedRows);
+            tx.ending = Ending.COMMITTED;
+        } else {
+            tx.ending = Ending.ROLLED_BACK;
+        }
+    }
+
+    @Override
+    public SqlClient outside() {
+        return outside;
+    }
+
+    @Override
+    public Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
+        return statement(tx, t -> {
+            t.lockBound = wait;
+            return null;
+        });
+    }
+
+    @Override
+    public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil, Instant expiresAt,
+                            Optional<Duration> wait, JsonObject payload) {
+        String key = DedupStore.batchKey(request);
+        return statement(tx, t -> {
+            t.touched.add(key);
+            if (locked.contains(key)) {
+                if (wait.isEmpty()) {
+                    throw new IllegalStateException(key + " is locked by a transaction that never ends: this would wait forever");
+                }
+                return Claim.LOCKED;
+            }
+            othersCommit(key);
+            if (vanishes(key) || t.visible(key).isPresent()) {
+                return Claim.EXISTS;
+            }
+            DedupRecord record = new DedupRecord(request.scope(), request.key(), request.fingerprint(),
+                    DedupRecord.Status.PROCESSING, null, 1, leaseUntil, now, now, expiresAt);
+            t.staged.put(key, new Stored(checked(record), payload, null, t.id, t.id));
+            return Claim.WON;
+        });
+    }
+
+    @Override
+    public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                                      List<Instant> expiresAt) {
+        return statement(tx, t -> {
+            if (downOnRecord) {
+                downOnRecord = false;
+                down = true;
+                throw new Outage("connection reset while writing the records");
+            }
+            if (t.lockBound == null && requests.stream().anyMatch(r -> locked.contains(DedupStore.batchKey(r)))) {
+                throw new IllegalStateException("a key is locked by a transaction that never ends: this would wait forever");
+            }
+            Set<String> seen = new HashSet<>();
+            Set<String> written = new HashSet<>();
+            for (int i = 0; i < requests.size(); i++) {
+                IdemRequest request = requests.get(i);
+                String key = DedupStore.batchKey(request);
+                if (!seen.add(key)) {
+                    throw new StatementFailed("ON CONFLICT DO NOTHING met the same key twice in one statement: " + key);
+                }
+                t.touched.add(key);
+                if (locked.contains(key)) {
+                    throw new LockNotAvailable("canceling statement due to lock timeout: " + key);
+                }
+                othersCommit(key);
+                if (vanishes(key) || t.visible(key).isPresent()) {
+                    continue;
+                }
+                DedupRecord record = new DedupRecord(request.scope(), request.key(), request.fingerprint(),
+                        DedupRecord.Status.DONE, JsonText.decode(results.get(i)), 1, null, now, now, expiresAt.get(i));
+                t.staged.put(key, new Stored(checked(record), null, null, t.id, t.id));
+                written.add(key);
+            }
+            return written;
+        });
+    }
+
+    @Override
+    public Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests) {
+        return statement(on, t -> {
+            Map<String, DedupRecord> found = new HashMap<>();
+            for (IdemRequest request : requests) {
+                String key = DedupStore.batchKey(request);
+                if (t != null) {
+                    t.touched.add(key);
+                }
+                visible(t, key).ifPresent(stored -> found.put(key, stored.record()));
+            }
+            return found;
+        });
+    }
+
+    @Override
+    public Uni<Optional<DedupRecord>> find(SqlClient on, String scope, String key) {
+        String batchKey = DedupStore.batchKey(scope, key);
+        return statement(on, t -> {
+            if (t != null) {
+                t.touched.add(batchKey);
+            }
+            return visible(t, batchKey).map(Stored::record);
+        });
+    }
+
+    @Override
+    public Uni<Boolean> forget(String scope, String key) {
+        String batchKey = DedupStore.batchKey(scope, key);
+        return statement(outside, t -> {
+            Stored stored = committed.get(batchKey);
+            if (stored == null || stored.record().status() != DedupRecord.Status.DONE) {
+                return false;
+            }
+            committed.remove(batchKey);
+            return true;
+        });
+    }
+
+    @Override
+    public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
+        IdemRequest request = seen.request();
+        String key = DedupStore.batchKey(request);
+        return statement(on, t -> {
+            if (racedTakeOvers.remove(key)) {
+                Stored other = committed.get(key);
+                DedupRecord r = other.record();
+                committed.put(key, other.change(new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
+                        r.attempts() + 1, now.plus(Duration.ofMinutes(1)), r.createdAt(), now, r.expiresAt()),
+                        other.payload(), other.lastError(), ANOTHER));
+            }
+            Optional<Stored> current = visible(t, key);
+            if (current.isEmpty()) {
+                return Optional.empty();
+            }
+            DedupRecord r = current.get().record();
+            if (r.status() != DedupRecord.Status.PROCESSING || !r.leaseUntil().equals(seen.until())
+                    || !r.leaseUntil().isBefore(now)) {
+                return Optional.empty();
+            }
+            DedupRecord taken = new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
+                    r.attempts() + 1, until, r.createdAt(), now, r.expiresAt());
+            put(t, key, current.get().change(checked(taken), current.get().payload(), current.get().lastError(), idOf(t)));
+            return Optional.of(new Lease(request, current.get().payload(), until, taken.attempts()));
+        });
+    }
+
+    @Override
+    public Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
+        String key = DedupStore.batchKey(held.request());
+        return statement(tx, t -> {
+            Optional<Stored> current = holding(t, key, held);
+            if (current.isEmpty()) {
+                return false;
+            }
+            DedupRecord r = current.get().record();
+            DedupRecord done = new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE, result,
+                    r.attempts(), null, r.createdAt(), now, r.expiresAt());
+            put(t, key, current.get().change(checked(done), null, current.get().lastError(), idOf(t)));
+            return true;
+        });
+    }
+
+    @Override
+    public Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now) {
+        String key = DedupStore.batchKey(held.request());
+        return statement(on, t -> {
+            Optional<Stored> current = holding(t, key, held);
+            if (current.isEmpty()) {
+                return false;
+            }
+            DedupRecord r = current.get().record();
+            DedupRecord released = new DedupRecord(r.scope(), r.key(), r.fingerprint(),
+                    retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING, r.result(),
+                    r.attempts(), retryAt, r.createdAt(), now, r.expiresAt());
+            put(t, key, current.get().change(checked(released), current.get().payload(), error, idOf(t)));
+            return true;
+        });
+    }
+
+    @Override
+    public Uni<List<DedupRecord>> hanging(Instant now, int limit) {
+        return statement(outside, t -> committed.values().stream()
+                .filter(s -> s.payload() != null && s.record().status() == DedupRecord.Status.PROCESSING
+                        && s.record().leaseUntil().isBefore(now))
+                .map(Stored::record)
+                .sorted(Comparator.comparing(DedupRecord::leaseUntil))
+                .limit(limit)
+                .toList());
+    }
+
+    @Override
+    public Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples) {
+        return statement(outside, t -> {
+            List<String> hanging = new ArrayList<>();
+            List<String> failed = new ArrayList<>();
+            for (Stored s : committed.values()) {
+                DedupRecord r = s.record();
+                if (s.payload() == null || r.createdAt().isBefore(since)) {
+                    continue;
+                }
+                if (r.status() == DedupRecord.Status.FAILED) {
+                    failed.add(r.scope() + ':' + r.key());
+                } else if (r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil().isBefore(now)) {
+                    hanging.add(r.scope() + ':' + r.key());
+                }
+            }
+            return List.of(
+                    new DedupAdmin.Finding(DedupAdmin.HANGING, hanging.size(), hanging.stream().limit(samples).toList()),
+                    new DedupAdmin.Finding(DedupAdmin.FAILED, failed.size(), failed.stream().limit(samples).toList()));
+        });
+    }
+
+    @Override
+    public boolean lockNotAvailable(Throwable failure) {
+        return failure instanceof LockNotAvailable;
+    }
+
+    @Override
+    public boolean unavailable(Throwable failure) {
+        return failure instanceof Outage;
+    }
+
+    // --- internals -----------------------------------------------------------------------------
+
+    /**
+     * One statement on {@code on} (a transaction's handle, or {@link #outside()} for one that
+     * commits alone), run when the Uni is subscribed. The statement function gets the transaction,
+     * or null outside one.
+     */
+    private <T> Uni<T> statement(SqlClient on, Function<Tx, T> body) {
+        return Uni.createFrom().deferred(() -> {
+            synchronized (this) {
+                Tx tx = null;
+                if (on != outside) {
+                    tx = byHandle.get(on);
+                    if (tx == null) {
+                        throw new IllegalArgumentException("not a handle of this store: " + on);
+                    }
+                    if (tx.ending != Ending.OPEN) {
+                        throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
+                    }
+                    if (tx.aborted != null) {
+                        throw new StatementFailed("current transaction is aborted, commands ignored until end of "
+                                + "transaction block");
+                    }
+                }
+                if (down) {
+                    throw new Outage("connection refused");
+                }
+                try {
+                    return Uni.createFrom().item(body.apply(tx));
+                } catch (RuntimeException failure) {
+                    if (tx != null) {
+                        tx.aborted = failure;
+                    }
+                    throw failure;
+                }
+            }
+        });
+    }
+
+    /** The winner commits its row for {@code key}, now, if one is waiting to. */
+    private void othersCommit(String key) {
+        DedupRecord winner = winners.remove(key);
+        if (winner != null) {
+            committed.put(key, new Stored(winner, null, null, ANOTHER, ANOTHER));
+        }
+    }
+
+    /** Whether this insert of {@code key} meets a row that is gone by the time it is looked up. */
+    private boolean vanishes(String key) {
+        Integer times = vanishing.remove(key);
+        if (times != null && times > 1) {
+            vanishing.put(key, times - 1);
+        }
+        return times != null;
+    }
+
+    private Optional<Stored> visible(Tx tx, String key) {
+        return tx != null ? tx.visible(key) : Optional.ofNullable(committed.get(key));
+    }
+
+    private void put(Tx tx, String key, Stored stored) {
+        if (tx != null) {
+            tx.staged.put(key, stored);
+        } else {
+            committed.put(key, stored);
+        }
+    }
+
+    private long idOf(Tx tx) {
+        return tx == null ? ANOTHER : tx.id;
+    }
+
+    /** The record while {@code held} still is its hold: the compare-and-set of every write after a claim. */
+    private Optional<Stored> holding(Tx tx, String key, Lease held) {
+        return visible(tx, key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
+                && s.record().attempts() == held.attempt()
+                && s.record().leaseUntil().equals(held.until()));
+    }
+
+    /** The table's CHECK constraints. */
+    private static DedupRecord checked(DedupRecord record) {
+        if (record.status() == DedupRecord.Status.DONE && record.result() == null) {
+            throw new StatementFailed("violates dedup_record_done_has_result");
+        }
+        if (record.status() == DedupRecord.Status.PROCESSING && record.leaseUntil() == null) {
+            throw new StatementFailed("violates dedup_record_processing_has_lease");
+        }
+        return record;
+    }
+
+    /** A SQL handle that only identifies a transaction: any use of it fails. */
+    private static <T> T placeholder(Class<T> type, String name) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) ->
+                switch (method.getName()) {
+                    case "equals" -> proxy == args[0];
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "toString" -> name;
+                    default -> throw new UnsupportedOperationException(name + " is a placeholder: " + method.getName());
+                }));
+    }
+}
