@@ -21,6 +21,8 @@ PG_PORT=5432
 DB_NAME=idem
 DB_USER=idem
 DB_PASSWORD=idem
+# the example services' databases, made like $DB_NAME: owned by $DB_USER
+EXAMPLE_DB_NAMES=(loyalty)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
@@ -28,7 +30,7 @@ REDIS_DIR="$STATE/redis"
 KAFKA_PORT=9092
 KAFKA_CONTROLLER_PORT=9093
 KAFKA_PARTITIONS=4
-KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq)
+KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq)
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 
@@ -173,6 +175,8 @@ postgres_up() {
     log "postgres: reusing server on $HOST:$PG_PORT"
   fi
   pg_ensure_app_db
+  local db
+  for db in "${EXAMPLE_DB_NAMES[@]}"; do DB_NAME=$db pg_ensure_app_db; done
 }
 
 postgres_down() {

@@ -50,7 +50,8 @@ public class OrderService {
 
     /**
      * Creates the order once per (user, key). The stored result is the whole answer (status and
-     * body), so a replay answers byte for byte what the first request answered.
+     * body), so a replay answers what the first request answered (as equal JSON: one read back from
+     * the database's jsonb has its members in another order).
      */
     public Uni<Outcome> submit(String userId, String idempotencyKey, OrderRequest request) {
         IdemRequest idem = new IdemRequest(SUBMIT_SCOPE, keyOf(userId, idempotencyKey),
