@@ -2,7 +2,6 @@ package dev.idem.coupons;
 
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
-import dev.idem.pipeline.IdempotentBatch;
 import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
 import io.smallrye.mutiny.Uni;
@@ -32,10 +31,10 @@ public class BaselineCouponService extends CouponService {
     private final Pool pool;
     private final boolean pipeline;
 
-    BaselineCouponService(IdempotencyPipeline pipeline, IdempotentBatch batch, CouponRepository coupons, Pool pool,
+    BaselineCouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool,
                           CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock,
                           @ConfigProperty(name = "idem.bench.coupons-pipeline", defaultValue = "true") boolean on) {
-        super(pipeline, batch, coupons, pool, campaign, issuer, clock);
+        super(pipeline, coupons, pool, campaign, issuer, clock);
         this.pool = pool;
         this.pipeline = on;
     }

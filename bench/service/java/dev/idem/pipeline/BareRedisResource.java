@@ -1,6 +1,5 @@
-package dev.idem.ops;
+package dev.idem.pipeline;
 
-import dev.idem.support.LoopRedis;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
@@ -14,7 +13,8 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
  * The benchmark's yardstick, in the benchmark's build only ({@code ./mvnw -Pbench}): an endpoint
  * that does nothing but one Redis GET, so the duplicate path (one Redis round trip) can be compared
  * with the least an endpoint here can cost. It reaches Redis as the pipeline does, through its
- * event loop's own client.
+ * event loop's own client: hence the pipeline's package, whose per-loop clients are its own
+ * (the packaged application loads this class and the extension's with one class loader).
  */
 @Path("/bench/redis-get")
 public class BareRedisResource {
