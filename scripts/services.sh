@@ -5,6 +5,7 @@
 #   scripts/services.sh up      start what is not running, reuse what is
 #   scripts/services.sh down    stop only what this script started
 #   scripts/services.sh status  one line per server; exit 3 if one is down
+#   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up)
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -23,6 +24,10 @@ DB_USER=idem
 DB_PASSWORD=idem
 # the example services' databases, made like $DB_NAME: owned by $DB_USER
 EXAMPLE_DB_NAMES=(loyalty)
+# the test suites' own databases (the test profiles point at them), made afresh by `test-dbs`
+# before every `./idem test`: a test run never meets what `./idem run`, an earlier run or a
+# migration not yet committed left behind
+TEST_DB_NAMES=(idem_test loyalty_test)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
@@ -176,7 +181,19 @@ postgres_up() {
   fi
   pg_ensure_app_db
   local db
-  for db in "${EXAMPLE_DB_NAMES[@]}"; do DB_NAME=$db pg_ensure_app_db; done
+  for db in "${EXAMPLE_DB_NAMES[@]}" "${TEST_DB_NAMES[@]}"; do DB_NAME=$db pg_ensure_app_db; done
+}
+
+# Empty test databases, owned by $DB_USER; whatever is connected to the old ones is cut off.
+postgres_fresh_test_dbs() {
+  pg_state || die "postgres: not answering on $HOST:$PG_PORT; run 'up' first"
+  pg_pick_admin || die "postgres: cannot connect as a superuser to make the test databases afresh"
+  local db
+  for db in "${TEST_DB_NAMES[@]}"; do
+    pg_admin -c "drop database if exists $db with (force)"
+    pg_admin -c "create database $db owner $DB_USER"
+  done
+  log "postgres: test databases made afresh: ${TEST_DB_NAMES[*]}"
 }
 
 postgres_down() {
@@ -320,6 +337,10 @@ main() {
       redis_down
       postgres_down
       ;;
+    test-dbs)
+      lock
+      postgres_fresh_test_dbs
+      ;;
     status)
       postgres_status || rc=3
       redis_status || rc=3
@@ -327,7 +348,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs" >&2
       return 2
       ;;
   esac

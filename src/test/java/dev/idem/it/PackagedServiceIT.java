@@ -35,6 +35,7 @@ class PackagedServiceIT {
             return Map.of(
                     "idem.callback.secret", Gateway.SECRET,
                     "idem.admin.token", "packaged-it-admin-token",
+                    "quarkus.datasource.reactive.url", ServiceProcess.DATABASE,
                     "quarkus.redis.hosts", "redis://127.0.0.1:6379/4",
                     "mp.messaging.incoming.coupon-grants.enabled", "false",
                     "mp.messaging.incoming.payment-callbacks.enabled", "false",

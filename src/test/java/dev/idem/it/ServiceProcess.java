@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess {
 
+    /** The tests' own database (./idem test makes it afresh), never the one ./idem run serves. */
+    static final String DATABASE = "postgresql://127.0.0.1:5432/idem_test";
+
     private static final Path BASEDIR = Path.of(System.getProperty("basedir", "."));
     private static final Path JAR = BASEDIR.resolve("target/quarkus-app/quarkus-run.jar");
     /** What the last build made, as Quarkus records it for its own {@code @QuarkusIntegrationTest}s. */

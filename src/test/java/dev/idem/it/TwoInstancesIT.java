@@ -53,6 +53,7 @@ class TwoInstancesIT {
     static final Map<String, String> ENV = Map.of(
             "IDEM_CALLBACK_SECRET", SECRET,
             "IDEM_ADMIN_TOKEN", "it-admin-token",
+            "QUARKUS_DATASOURCE_REACTIVE_URL", ServiceProcess.DATABASE,
             "QUARKUS_REDIS_HOSTS", "redis://127.0.0.1:6379/5");
     static final String GRANTS = "coupon-grants";
     static final String CALLBACKS = "payment-callbacks";
@@ -62,7 +63,7 @@ class TwoInstancesIT {
     /** Long enough for the broker to expire a killed member (45 s session) and rebalance. */
     static final Duration EFFECTS = Duration.ofSeconds(180);
 
-    static final Jdbc db = new Jdbc("jdbc:postgresql://127.0.0.1:5432/idem", "idem", "idem");
+    static final Jdbc db = new Jdbc("jdbc:" + ServiceProcess.DATABASE, "idem", "idem");
     static final RedisDb redis = new RedisDb("127.0.0.1", 6379, 5);
     static final Http http = new Http();
     static ServiceProcess a;

@@ -24,7 +24,7 @@ public class PostgresBehindProxy implements QuarkusTestResourceLifecycleManager 
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return Map.of("quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + proxy.port() + "/idem");
+        return Map.of("quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + proxy.port() + "/idem_test");
     }
 
     @Override
