@@ -5,6 +5,8 @@ import dev.idem.web.Json;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import dev.idem.web.Problem;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -25,11 +27,24 @@ public class PaymentCallbackResource {
     private final CallbackSignature signature;
     private final StrictJson json;
     private final PaymentService payments;
+    /** Deliveries by the secret that signed them: once "previous" stays at zero, it can be dropped. */
+    private final Counter signedWithCurrent;
+    private final Counter signedWithPrevious;
 
-    PaymentCallbackResource(CallbackSignature signature, StrictJson json, PaymentService payments) {
+    PaymentCallbackResource(CallbackSignature signature, StrictJson json, PaymentService payments,
+                            MeterRegistry registry) {
         this.signature = signature;
         this.json = json;
         this.payments = payments;
+        this.signedWithCurrent = signatures(registry, "current");
+        this.signedWithPrevious = signatures(registry, "previous");
+    }
+
+    private static Counter signatures(MeterRegistry registry, String secret) {
+        return Counter.builder("idem.callback.signatures")
+                .description("Callbacks accepted, by the secret that signed them")
+                .tag("secret", secret)
+                .register(registry);
     }
 
     @POST
@@ -38,7 +53,11 @@ public class PaymentCallbackResource {
                                  @HeaderParam("X-Pay-Signature") String signed,
                                  byte[] body) {
         CallbackSignature.Check check = signature.verify(timestamp, signed, body == null ? new byte[0] : body);
-        if (check != CallbackSignature.Check.VALID) {
+        if (check == CallbackSignature.Check.VALID) {
+            signedWithCurrent.increment();
+        } else if (check == CallbackSignature.Check.VALID_PREVIOUS) {
+            signedWithPrevious.increment();
+        } else {
             return Uni.createFrom().item(Problem.response(401, "SIGNATURE_INVALID", switch (check) {
                 case MISSING -> "X-Pay-Timestamp and X-Pay-Signature are required";
                 case MALFORMED -> "X-Pay-Timestamp must be epoch seconds and X-Pay-Signature hex";

@@ -5,6 +5,7 @@ import static dev.idem.payments.CallbackSignature.Check.MISMATCH;
 import static dev.idem.payments.CallbackSignature.Check.MISSING;
 import static dev.idem.payments.CallbackSignature.Check.STALE;
 import static dev.idem.payments.CallbackSignature.Check.VALID;
+import static dev.idem.payments.CallbackSignature.Check.VALID_PREVIOUS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.idem.testing.Gateway;
@@ -13,6 +14,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CallbackSignatureTest {
@@ -69,5 +71,19 @@ class CallbackSignatureTest {
         assertEquals(MALFORMED, verifier.verify("yesterday", Gateway.sign(NOW, BODY), body));
         assertEquals(MALFORMED, verifier.verify(Long.toString(NOW), "not-hex", body));
         assertEquals(MISMATCH, verifier.verify(Long.toString(NOW), "abcd", body));
+    }
+
+    @Test
+    void duringARotationPreviousSecretsAreValidAndToldApart() {
+        CallbackSignature rotating = new CallbackSignature(Gateway.SECRET, List.of(" old-1 ", "", "old-2"),
+                Duration.ofSeconds(300), Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
+        byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
+        String ts = Long.toString(NOW);
+
+        assertEquals(VALID, rotating.verify(ts, Gateway.sign(NOW, BODY), body));
+        assertEquals(VALID_PREVIOUS, rotating.verify(ts, Gateway.sign("old-1", NOW, BODY), body));
+        assertEquals(VALID_PREVIOUS, rotating.verify(ts, Gateway.sign("old-2", NOW, BODY), body));
+        assertEquals(MISMATCH, rotating.verify(ts, Gateway.sign("old-3", NOW, BODY), body));
+        assertEquals(Gateway.sign(NOW, BODY), rotating.sign(NOW, body), "the gateway signs with the current secret");
     }
 }
