@@ -1,8 +1,11 @@
 package dev.idem.ops;
 
+import dev.idem.ops.DeadLetters.Redrive;
+import dev.idem.ops.DeadLetters.Source;
 import dev.idem.pipeline.DedupAdmin;
 import dev.idem.web.Json;
 import dev.idem.web.Problem;
+import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import jakarta.ws.rs.GET;
@@ -13,22 +16,30 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.kafka.common.KafkaException;
 
 /** Operators' endpoints; {@link AdminFilter} lets only holders of the admin token in. */
 @Path("/admin")
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
+    private static final Duration RETRY_AFTER_KAFKA = Duration.ofSeconds(5);
+
     private final Reconciliation reconciliation;
     private final Archiver archiver;
     private final DedupAdmin dedup;
+    private final DeadLetters deadLetters;
 
-    AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup) {
+    AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup, DeadLetters deadLetters) {
         this.reconciliation = reconciliation;
         this.archiver = archiver;
         this.dedup = dedup;
+        this.deadLetters = deadLetters;
     }
 
     /** {@code since} (ISO-8601 instant, optional) limits the report to what was written from then on. */
@@ -70,5 +81,54 @@ public class AdminResource {
         return dedup.trail(scope, key).map(found -> found
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key")));
+    }
+
+    /** {@code limit} (default 100, at most 1000): the newest that many, newest first. */
+    @GET
+    @Path("/dead-letters/{channel}")
+    public Uni<Response> deadLetters(@PathParam("channel") String channel, @QueryParam("limit") String limit) {
+        return withSource(channel, source -> deadLetters.limit(limit)
+                .map(count -> deadLetters.list(source, count).map(Json::ok))
+                .orElseGet(() -> Uni.createFrom().item(Problem.badRequest(
+                        "limit must be an integer from 1 to " + deadLetters.maxLimit()))));
+    }
+
+    /**
+     * Every dead letter not re-driven before, or the one named by {@code offset=<partition>:<offset>}
+     * (or {@code partition=<partition>&offset=<offset>}): an offset alone names no record, since the
+     * dead-letter topic has several partitions.
+     */
+    @POST
+    @Path("/dead-letters/{channel}/redrive")
+    public Uni<Response> redriveDeadLetters(@PathParam("channel") String channel,
+                                            @QueryParam("partition") String partition,
+                                            @QueryParam("offset") String offset) {
+        return withSource(channel, source -> DeadLetters.selection(partition, offset)
+                .map(selection -> deadLetters.redrive(source, selection).map(redrive -> answer(source, redrive)))
+                .orElseGet(() -> Uni.createFrom().item(Problem.badRequest(
+                        "name one dead letter as offset=<partition>:<offset> or partition=<partition>&offset=<offset>,"
+                                + " or none for all: an offset alone is ambiguous, the topic has several partitions"))));
+    }
+
+    private static Response answer(Source source, Redrive redrive) {
+        if (redrive instanceof Redrive.NotFound missing) {
+            return Problem.response(404, "DEAD_LETTER_NOT_FOUND",
+                    source.deadLetterTopic() + " holds no record at " + missing.position());
+        }
+        return Json.ok(DeadLetters.toJson(source, ((Redrive.Done) redrive).tally()));
+    }
+
+    private Uni<Response> withSource(String channel, Function<Source, Uni<Response>> work) {
+        Optional<Source> source = deadLetters.source(channel);
+        if (source.isEmpty()) {
+            return Uni.createFrom().item(Problem.response(404, "CHANNEL_NOT_FOUND",
+                    "no channel of that name keeps dead letters"));
+        }
+        return work.apply(source.get()).onFailure(KafkaException.class).recoverWithItem(failure -> {
+            Log.warnf("%s: dead letters unavailable: %s", channel, failure.toString());
+            return Problem.retryLater(503, "KAFKA_UNAVAILABLE",
+                    "Kafka could not be reached; what was re-driven before stays recorded, retry later",
+                    RETRY_AFTER_KAFKA);
+        });
     }
 }

@@ -41,7 +41,11 @@ public final class Kafka implements AutoCloseable {
 
     /** Sends and waits for the broker's ack; {@code partition} null lets the key decide. */
     public void send(String topic, Integer partition, String key, String value) {
-        byte[] bytes = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
+        sendBytes(topic, partition, key, value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The same with raw bytes, which need not be text. */
+    public void sendBytes(String topic, Integer partition, String key, byte[] bytes) {
         try {
             producer.send(new ProducerRecord<>(topic, partition, key, bytes)).get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
