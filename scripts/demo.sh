@@ -7,7 +7,10 @@
 #      each delivery signed afresh;
 #   4. Kafka redelivers: the same callback once more on payment-callbacks, the coupon grant once
 #      more on coupon-grants (with Kafka's own console producer from .idem/kafka/libs);
-#   5. waits for the coupon, then prints deliveries, answers, the order's transition, coupons
+#   5. WeChat Pay notifies the payment of the second order six times at once, in its own format
+#      (API v3: signed SHA256withRSA, the transaction encrypted AES-256-GCM), when the service
+#      has WeChat Pay on with the keys of .idem/gateways/ (`./idem run`'s dev profile);
+#   6. waits for the coupons, then prints deliveries, answers, the orders' transitions, coupons
 #      granted, duplicates stopped by each layer (from /q/metrics) and the reconciliation report.
 #
 # Environment:
@@ -45,6 +48,8 @@ die() {
 source "$ROOT/scripts/lib/apt.sh"
 # shellcheck source=scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
+# shellcheck source=scripts/lib/gateways.sh
+source "$ROOT/scripts/lib/gateways.sh"
 
 need_commands curl jq openssl
 
@@ -189,9 +194,39 @@ else
 fi
 [[ -z $kafka_note ]] || FAILED+=("Kafka redeliveries not produced")
 
-# ---------------------------------------------------------------- 5. wait for the coupon
-# Done when the coupon is there and every duplicate sent so far has been counted.
-want_cb_dups=$((DELIVERIES - 1 + kafka_callback))
+# ---------------------------------------------------------------- 5. WeChat Pay's storm
+# The second order (step 2's) paid through WeChat Pay: six notifications of one transaction.
+WECHAT_TX="4200000000$(date +%Y%m%d)$(od -An -N4 -tu4 /dev/urandom | tr -d ' ' | cut -c1-8)"
+wechat=0 wechat_ok=0 wechat_other=() wechat_note=""
+probe="$(http "$WORK/wechat.probe" -X POST -H 'Content-Type: application/json' --data '{}' "$URL/api/payments/wechatpay/notify")"
+if [[ $probe == 404 ]]; then
+  wechat_note="(skipped: WeChat Pay is off in this service; ./idem run's dev profile switches it on)"
+elif [[ ! -s $DEMO_WECHATPAY_PRIVATE || ! -s $DEMO_WECHATPAY_APIV3 ]]; then
+  wechat_note="(skipped: no WeChat Pay keys in ${DEMO_GATEWAYS#"$ROOT/"}/; ./idem run makes them)"
+elif [[ -z $KEY_ORDER1 ]]; then
+  wechat_note="(skipped: step 2 created no order)"
+else
+  wechat=1
+  if "$JAVA" -Xmx128m -XX:TieredStopAtLevel=1 "$ROOT/scripts/demo/WeChatPayNotifier.java" \
+    "$URL/api/payments/wechatpay/notify" "$DEMO_WECHATPAY_SERIAL" "$DEMO_WECHATPAY_PRIVATE" "$DEMO_WECHATPAY_APIV3" \
+    "$KEY_ORDER1" "$WECHAT_TX" "$AMOUNT" "$DELIVERIES" >"$WORK/wechat.out" 2>"$WORK/wechat.err"; then
+    while read -r status rest; do
+      if [[ $status == 200 && -z $rest ]]; then
+        wechat_ok=$((wechat_ok + 1))
+      else
+        wechat_other+=("$status $rest")
+      fi
+    done <"$WORK/wechat.out"
+  else
+    wechat_other+=("the notifier failed: $(head -c 300 "$WORK/wechat.err")")
+  fi
+  [[ $wechat_ok == "$DELIVERIES" ]] || FAILED+=("not every WeChat Pay notification answered 200 with no body")
+fi
+
+# ---------------------------------------------------------------- 6. wait for the coupons
+# Done when the coupons are there and every duplicate sent so far has been counted.
+want_coupons=$((1 + wechat))
+want_cb_dups=$((DELIVERIES - 1 + kafka_callback + wechat * (DELIVERIES - 1)))
 want_grant_dups=$kafka_grant
 delta() { # delta <scrape> <scope>: duplicates of that scope, all layers, since the start
   local total=0 layer
@@ -207,7 +242,7 @@ while :; do
     coupons="$(jq 'length' "$WORK/coupons.body" 2>/dev/null || echo 0)"
   fi
   scrape_metrics "$WORK/metrics.after"
-  if ((coupons >= 1)) && (($(delta "$WORK/metrics.after" payment-callback) >= want_cb_dups)) &&
+  if ((coupons >= want_coupons)) && (($(delta "$WORK/metrics.after" payment-callback) >= want_cb_dups)) &&
     (($(delta "$WORK/metrics.after" coupon-grant) >= want_grant_dups)); then
     settled=1
     break
@@ -221,16 +256,20 @@ http "$WORK/coupons" -H "X-User-Id: $USER_ID" "$URL/api/users/$USER_ID/coupons" 
 coupons="$(jq 'length' "$WORK/coupons.body" 2>/dev/null || echo 0)"
 scrape_metrics "$WORK/metrics.after"
 waited=$((SECONDS - waited_start))
-[[ $coupons == 1 ]] || FAILED+=("$coupons coupons instead of exactly one")
+[[ $coupons == "$want_coupons" ]] || FAILED+=("$coupons coupons instead of exactly $want_coupons")
 
 http "$WORK/order.after" -H "X-User-Id: $USER_ID" "$URL/api/orders/$ORDER_ID" >/dev/null
 STATUS_AFTER="$(json_field "$WORK/order.after" .status)"
 ORDER_TRADE_NO="$(json_field "$WORK/order.after" .tradeNo)"
 [[ $STATUS_AFTER == PAID && $ORDER_TRADE_NO == "$TRADE_NO" ]] || FAILED+=("order not PAID with the gateway's tradeNo")
-KEY_ORDER_STATUS=""
+KEY_ORDER_STATUS="" KEY_ORDER_TRADE_NO=""
 if [[ -n $KEY_ORDER1 ]]; then
   http "$WORK/keyorder" -H "X-User-Id: $USER_ID" "$URL/api/orders/$KEY_ORDER1" >/dev/null
   KEY_ORDER_STATUS="$(json_field "$WORK/keyorder" .status)"
+  KEY_ORDER_TRADE_NO="$(json_field "$WORK/keyorder" .tradeNo)"
+fi
+if ((wechat)) && [[ $KEY_ORDER_STATUS != PAID || $KEY_ORDER_TRADE_NO != "$WECHAT_TX" ]]; then
+  FAILED+=("the second order not PAID with WeChat Pay's transaction_id")
 fi
 
 rec_status="$(http "$WORK/rec" -H "X-Admin-Token: $ADMIN_TOKEN" "$URL/admin/reconciliation?since=$START")"
@@ -257,7 +296,9 @@ if [[ $replayed == true ]]; then
 else
   key_line="$key_status1, then $key_status2 without Idempotent-Replayed (orders $KEY_ORDER1 / $KEY_ORDER2)"
 fi
-[[ -z $KEY_ORDER_STATUS ]] || key_line+=" (stays $KEY_ORDER_STATUS)"
+((wechat)) || [[ -z $KEY_ORDER_STATUS ]] || key_line+=" (stays $KEY_ORDER_STATUS)"
+wechat_line="$wechat_ok x 200 with no body (WeChat Pay's \"received\")"
+((${#wechat_other[@]} == 0)) || wechat_line+="; other: ${wechat_other[*]}"
 answers_line="$ok x 200 SUCCESS, $dup of them \"duplicate\": true"
 ((${#other_cb[@]} == 0)) || answers_line+="; other: ${other_cb[*]}"
 coupon_line="$coupons"
@@ -283,6 +324,14 @@ echo "     deliveries:   $DELIVERIES REST (concurrent, each signed afresh) + $ka
 echo "     REST answers: $answers_line"
 echo "     order:        ${STATUS_BEFORE:-?} -> ${STATUS_AFTER:-?}, tradeNo ${ORDER_TRADE_NO:-none}"
 echo "4. The coupon grant re-delivered by Kafka: $kafka_grant (coupon-grants, key $BIZ_KEY)"
+if ((wechat)); then
+  echo "5. WeChat Pay says \"payment succeeded\" for the second order $KEY_ORDER1, transaction_id $WECHAT_TX"
+  echo "     deliveries:   $DELIVERIES WeChat Pay API v3 (concurrent, each signed afresh, the transaction encrypted)"
+  echo "     answers:      $wechat_line"
+  echo "     order:        WAIT_PAY -> ${KEY_ORDER_STATUS:-?}, tradeNo ${KEY_ORDER_TRADE_NO:-none}"
+else
+  echo "5. WeChat Pay: $wechat_note"
+fi
 echo "     coupons:      $coupon_line"
 echo
 echo "Duplicates stopped, by the layer that caught them (/q/metrics, this run)"
@@ -302,6 +351,9 @@ echo "Reconciliation since $START: $reconciliation"
 echo
 if ((${#FAILED[@]} == 0)); then
   echo "Result: $((DELIVERIES + kafka_callback)) deliveries of one payment -> 1 order PAID, 1 coupon; every duplicate got the first delivery's answer."
+  if ((wechat)); then
+    echo "        $DELIVERIES WeChat Pay notifications of another payment -> 1 order PAID, 1 coupon."
+  fi
 else
   printf -v differs '%s; ' "${FAILED[@]}"
   echo "Result: NOT as expected: ${differs%; }"
