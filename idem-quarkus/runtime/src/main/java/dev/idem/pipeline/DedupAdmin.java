@@ -79,6 +79,16 @@ public class DedupAdmin {
         return hanging.redriveHanging();
     }
 
+    /**
+     * Runs a FAILED two-phase record again now, once its cause is fixed, with all its attempts:
+     * {@code DONE}, {@code RETRYING} (failed again, tried after the retry delay), {@code FAILED},
+     * {@code LOST} (another process took it first) or {@code UNHANDLED} (no work for its scope
+     * here). Empty when the key has no FAILED two-phase record.
+     */
+    public Uni<Optional<String>> redriveFailed(String scope, String key) {
+        return hanging.redriveFailed(scope, key).map(done -> done.map(Resumption::name));
+    }
+
     /** Moves DONE records past their retention to the archive now; answers how many moved. */
     public Uni<Integer> archiveNow() {
         return archive.archiveNow();

@@ -84,6 +84,13 @@ interface DedupStore {
      */
     Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now);
 
+    /**
+     * Gives a FAILED two-phase record its attempts anew (an operator's re-drive, once the cause is
+     * fixed): PROCESSING under a lease already past at {@code now}, with no attempt counted, so that
+     * it is hanging and a takeover runs it. Empty when the key has no FAILED two-phase record.
+     */
+    Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now);
+
     /** Two-phase records still PROCESSING after their lease, the longest-hanging first. */
     Uni<List<DedupRecord>> hanging(Instant now, int limit);
 

@@ -4,6 +4,7 @@ import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -42,6 +43,16 @@ class HangingRecords {
                         + "tries again: %s", failure.toString()))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
+    }
+
+    /**
+     * A FAILED record run again, with all its attempts, as recovery runs a hanging one; empty when
+     * the key has no FAILED two-phase record.
+     */
+    Uni<Optional<Resumption>> redriveFailed(String scope, String key) {
+        return store.reopen(scope, key, clock.instant()).chain(reopened -> reopened.isEmpty()
+                ? Uni.createFrom().item(Optional.<Resumption>empty())
+                : pipeline.resume(reopened.get()).map(Optional::of));
     }
 
     /**

@@ -102,6 +102,13 @@ class PgDedupStore implements DedupStore {
             UPDATE dedup_record SET status = $3, lease_until = $4, last_error = $5, updated_at = $6
             WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $7 AND lease_until = $8""";
 
+    /** Its lease ends a microsecond before now: hanging at once, and taken over by the caller. */
+    private static final String REOPEN = """
+            UPDATE dedup_record SET status = 'PROCESSING', attempts = 0,
+                                    lease_until = $3::timestamptz - interval '1 microsecond', updated_at = $3
+            WHERE scope = $1 AND key = $2 AND status = 'FAILED' AND payload IS NOT NULL
+            RETURNING %s""".formatted(COLUMNS);
+
     /** Served by dedup_record_unfinished_two_phase: only unfinished two-phase records carry a payload. */
     private static final String HANGING = """
             SELECT %s FROM dedup_record
@@ -260,6 +267,12 @@ class PgDedupStore implements DedupStore {
                 .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), status.name(), ts(retryAt), error,
                         ts(now), held.attempt(), ts(held.until()))))
                 .map(rows -> rows.rowCount() == 1);
+    }
+
+    @Override
+    public Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now) {
+        return pool.preparedQuery(REOPEN).execute(Tuple.of(scope, key, ts(now)))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
     }
 
     @Override

@@ -430,6 +430,22 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     @Override
+    public Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now) {
+        String batchKey = DedupStore.batchKey(scope, key);
+        return statement(outside, t -> {
+            Stored stored = committed.get(batchKey);
+            if (stored == null || stored.payload() == null || stored.record().status() != DedupRecord.Status.FAILED) {
+                return Optional.empty();
+            }
+            DedupRecord r = stored.record();
+            DedupRecord reopened = new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.PROCESSING,
+                    r.result(), 0, now.minusNanos(1_000), r.createdAt(), now, r.expiresAt());
+            committed.put(batchKey, stored.change(checked(reopened), stored.payload(), stored.lastError(), ANOTHER));
+            return Optional.of(reopened);
+        });
+    }
+
+    @Override
     public Uni<List<DedupRecord>> hanging(Instant now, int limit) {
         return statement(outside, t -> committed.values().stream()
                 .filter(s -> s.payload() != null && s.record().status() == DedupRecord.Status.PROCESSING

@@ -17,6 +17,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -286,6 +287,26 @@ class TwoPhaseTest {
         assertEquals(new DedupAdmin.RedriveReport(1, 0, 0, 1), await(rig.hanging.redriveHanging()));
         assertEquals(DedupRecord.Status.FAILED, rig.store.committed(payout).orElseThrow().record().status());
         assertEquals(1, provider.performed.size());
+    }
+
+    @Test
+    void aFailedRecordRedrivenByAnOperatorRunsAgainWithAllItsAttemptsAndIsDoneOnce() {
+        PipelineRig rig = new PipelineRig(PipelineRig.with(PAYOUTS, "idem.pipeline.max-attempts", "1"));
+        Provider provider = provider(rig);
+        provider.next(() -> Uni.createFrom().failure(new IllegalStateException("provider down")));
+        assertEquals(Outcomes.failedForGood(), await(rig.pipeline.executeTwoPhase(payout, payload)));
+        assertEquals(Optional.empty(), await(rig.hanging.redriveFailed("payouts", "unknown")));
+
+        assertEquals(Optional.of(Resumption.DONE), await(rig.hanging.redriveFailed("payouts", "p-1")));
+
+        Stored stored = rig.store.committed(payout).orElseThrow();
+        assertEquals(DedupRecord.Status.DONE, stored.record().status());
+        assertEquals(1, stored.record().attempts());
+        assertEquals(2, provider.performed.size());
+        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.store.rows());
+        // DONE now: a second re-drive finds nothing FAILED and runs nothing
+        assertEquals(Optional.empty(), await(rig.hanging.redriveFailed("payouts", "p-1")));
+        assertEquals(2, provider.performed.size());
     }
 
     private Provider provider(PipelineRig rig) {
