@@ -8,7 +8,10 @@ import java.security.MessageDigest;
 import java.util.Optional;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
-/** {@code /admin/*} needs {@code X-Admin-Token} equal to the configured token, compared in constant time. */
+/**
+ * {@code /admin/*} needs {@code X-Admin-Token} equal to the configured token, compared in constant
+ * time; only the console's own files ({@link ConsoleResource}), which hold no data, are served without.
+ */
 public class AdminFilter {
 
     static final String HEADER = "X-Admin-Token";
@@ -21,7 +24,8 @@ public class AdminFilter {
 
     @ServerRequestFilter
     public Optional<Response> requireAdmin(ContainerRequestContext request) {
-        if (!request.getUriInfo().getPath().startsWith("/admin/")) {
+        String path = request.getUriInfo().getPath();
+        if (!path.startsWith("/admin/") || ConsoleResource.isConsoleFile(request.getMethod(), path)) {
             return Optional.empty();
         }
         String given = request.getHeaderString(HEADER);

@@ -34,12 +34,15 @@ public class AdminResource {
     private final Archiver archiver;
     private final DedupAdmin dedup;
     private final DeadLetters deadLetters;
+    private final ConsoleHistory history;
 
-    AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup, DeadLetters deadLetters) {
+    AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup, DeadLetters deadLetters,
+                  ConsoleHistory history) {
         this.reconciliation = reconciliation;
         this.archiver = archiver;
         this.dedup = dedup;
         this.deadLetters = deadLetters;
+        this.history = history;
     }
 
     /** {@code since} (ISO-8601 instant, optional) limits the report to what was written from then on. */
@@ -65,6 +68,23 @@ public class AdminResource {
     @Path("/dedup/redrive")
     public Uni<Response> redrive() {
         return dedup.redriveHanging().map(report -> Json.ok(report.toJson()));
+    }
+
+    /** A FAILED two-phase record run again now, with all its attempts (its cause fixed). */
+    @POST
+    @Path("/dedup/{scope}/{key}/redrive")
+    public Uni<Response> redriveFailed(@PathParam("scope") String scope, @PathParam("key") String key) {
+        return dedup.redriveFailed(scope, key).map(done -> done
+                .map(resumption -> Json.ok(new JsonObject().put("scope", scope).put("key", key).put("result", resumption)))
+                .orElseGet(() -> Problem.response(404, "FAILED_RECORD_NOT_FOUND",
+                        "this key has no FAILED two-phase record")));
+    }
+
+    /** This instance's counters over the last hour, sampled for the console's charts. */
+    @GET
+    @Path("/history")
+    public Uni<Response> history() {
+        return history.history().map(Json::ok);
     }
 
     @POST

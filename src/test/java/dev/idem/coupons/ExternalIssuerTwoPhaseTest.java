@@ -225,7 +225,7 @@ class ExternalIssuerTwoPhaseTest {
     }
 
     @Test
-    void anIssuerFailingForGoodEndsFailedAfterMaxAttemptsAndNeverDone() {
+    void anIssuerFailingForGoodEndsFailedAfterMaxAttemptsUntilAnOperatorRedrivesIt() {
         scheduler.pause(DedupAdmin.RECOVERY_JOB);
         drainHanging();
         String key = key("failing");
@@ -278,6 +278,19 @@ class ExternalIssuerTwoPhaseTest {
         assertEquals(max, issuer.calls(key));
         assertEquals(max, attempts(key));
         assertEquals(0, couponsOf(key));
+
+        // until an operator, the cause fixed, re-drives it: its attempts anew, and the coupon issued once
+        issuer.mode(key, Mode.SUCCEED);
+        String failedRecord = "/admin/dedup/" + CouponService.SCOPE + "/" + key + "/redrive";
+        given().header("X-Admin-Token", "test-admin-token").post(failedRecord).then()
+                .statusCode(200).body("result", equalTo("DONE"));
+        assertEquals("DONE", status(key));
+        assertEquals(1, attempts(key));
+        assertEquals(1, issuer.issues(key));
+        assertEquals(1, couponsOf(key));
+        given().header("X-Admin-Token", "test-admin-token").post(failedRecord).then()
+                .statusCode(404).body("code", equalTo("FAILED_RECORD_NOT_FOUND"));
+        assertEquals(max + 1, issuer.calls(key));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static dev.idem.testing.Callbacks.deliver;
 import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Gateway.callback;
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
@@ -28,6 +29,22 @@ class AdminTest {
             given().post(path).then().statusCode(401).body("code", equalTo("ADMIN_UNAUTHORIZED"));
         }
         given().header("X-Admin-Token", TOKEN).get("/admin/reconciliation").then().statusCode(200);
+    }
+
+    @Test
+    void theConsolesOwnFilesNeedNoTokenAndMayLoadNothingFromElsewhere() {
+        for (String path : new String[] {"/admin/console", "/admin/console/console.js", "/admin/console/console.css"}) {
+            given().get(path).then().statusCode(200)
+                    .header("Content-Security-Policy", containsString("default-src 'none'"))
+                    .header("Content-Security-Policy", containsString("connect-src 'self'"))
+                    .header("Content-Security-Policy", containsString("script-src 'self'"));
+        }
+        given().get("/admin/console").then().contentType(startsWith("text/html")).body(containsString("Admin token"));
+        given().get("/admin/console/nothing.js").then().statusCode(404);
+        // only those files: whatever else is under /admin, the console's data included, needs the token
+        given().get("/admin/history").then().statusCode(401).body("code", equalTo("ADMIN_UNAUTHORIZED"));
+        given().header("X-Admin-Token", TOKEN).get("/admin/history").then().statusCode(200)
+                .body("intervalSeconds", equalTo(10)).body("historySeconds", equalTo(3600));
     }
 
     @Test
