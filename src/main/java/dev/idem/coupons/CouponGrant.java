@@ -1,6 +1,7 @@
 package dev.idem.coupons;
 
 import dev.idem.pipeline.IdemRequest;
+import dev.idem.support.Ids;
 import dev.idem.support.UserIds;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Optional;
@@ -9,18 +10,20 @@ import java.util.Optional;
 @RegisterForReflection
 public record CouponGrant(String bizKey, String userId, String templateId, String orderId) {
 
+    private static final int MAX_ID = 255;
+
     public Optional<String> violation() {
-        if (blankOrLong(bizKey)) {
-            return Optional.of("bizKey is required (at most 255 characters)");
+        if (!Ids.valid(bizKey, MAX_ID)) {
+            return Optional.of(Ids.rule("bizKey", MAX_ID));
         }
         if (!UserIds.valid(userId)) {
             return Optional.of("userId is required: " + UserIds.RULE);
         }
-        if (blankOrLong(templateId)) {
-            return Optional.of("templateId is required (at most 255 characters)");
+        if (!Ids.valid(templateId, MAX_ID)) {
+            return Optional.of(Ids.rule("templateId", MAX_ID));
         }
-        if (orderId != null && blankOrLong(orderId)) {
-            return Optional.of("orderId, when present, must be a non-blank id");
+        if (orderId != null && !Ids.valid(orderId, MAX_ID)) {
+            return Optional.of("orderId, when present, must be 1 to " + MAX_ID + " characters, none of them a control character");
         }
         return Optional.empty();
     }
@@ -29,7 +32,4 @@ public record CouponGrant(String bizKey, String userId, String templateId, Strin
         return new IdemRequest(scope, bizKey, IdemRequest.fingerprint(userId, templateId, orderId));
     }
 
-    private static boolean blankOrLong(String value) {
-        return value == null || value.isBlank() || value.length() > 255;
-    }
 }

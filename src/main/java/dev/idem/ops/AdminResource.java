@@ -3,6 +3,7 @@ package dev.idem.ops;
 import dev.idem.ops.DeadLetters.Redrive;
 import dev.idem.ops.DeadLetters.Source;
 import dev.idem.pipeline.DedupAdmin;
+import dev.idem.support.Ids;
 import dev.idem.web.Json;
 import dev.idem.web.Problem;
 import io.quarkus.logging.Log;
@@ -74,6 +75,10 @@ public class AdminResource {
     @POST
     @Path("/dedup/{scope}/{key}/redrive")
     public Uni<Response> redriveFailed(@PathParam("scope") String scope, @PathParam("key") String key) {
+        if (!storable(scope, key)) {
+            return Uni.createFrom().item(Problem.response(404, "FAILED_RECORD_NOT_FOUND",
+                    "this key has no FAILED two-phase record"));
+        }
         return dedup.redriveFailed(scope, key).map(done -> done
                 .map(resumption -> Json.ok(new JsonObject().put("scope", scope).put("key", key).put("result", resumption)))
                 .orElseGet(() -> Problem.response(404, "FAILED_RECORD_NOT_FOUND",
@@ -98,6 +103,9 @@ public class AdminResource {
     @GET
     @Path("/dedup/{scope}/{key}")
     public Uni<Response> dedupTrail(@PathParam("scope") String scope, @PathParam("key") String key) {
+        if (!storable(scope, key)) {
+            return Uni.createFrom().item(Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key"));
+        }
         return dedup.trail(scope, key).map(found -> found
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key")));
@@ -128,6 +136,11 @@ public class AdminResource {
                 .orElseGet(() -> Uni.createFrom().item(Problem.badRequest(
                         "name one dead letter as offset=<partition>:<offset> or partition=<partition>&offset=<offset>,"
                                 + " or none for all: an offset alone is ambiguous, the topic has several partitions"))));
+    }
+
+    /** A scope and key that a record could have: no layer can know any other, and Postgres refuses a NUL. */
+    private static boolean storable(String scope, String key) {
+        return Ids.valid(scope, 255) && Ids.valid(key, 1024);
     }
 
     private static Response answer(Source source, Redrive redrive) {

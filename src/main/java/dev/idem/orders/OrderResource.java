@@ -5,6 +5,7 @@ import dev.idem.tokens.TokenResource;
 import dev.idem.web.Json;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
+import dev.idem.support.Ids;
 import dev.idem.web.Problem;
 import dev.idem.web.UserIdFilter;
 import io.smallrye.mutiny.Uni;
@@ -27,6 +28,8 @@ public class OrderResource {
     static final String KEY_HEADER = "Idempotency-Key";
     static final String TOKEN_HEADER = "Idempotency-Token";
     private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
+    /** Order ids are UUIDs; 128 is the bound every channel applies to them. */
+    private static final int MAX_ORDER_ID = 128;
 
     private final OrderService orders;
     private final StrictJson json;
@@ -78,6 +81,10 @@ public class OrderResource {
     @GET
     @Path("/{orderId}")
     public Uni<Response> get(@HeaderParam(UserIdFilter.HEADER) String userId, @PathParam("orderId") String orderId) {
+        if (!Ids.valid(orderId, MAX_ORDER_ID)) {
+            // no order can have such an id
+            return Uni.createFrom().item(Problem.response(404, "ORDER_NOT_FOUND", "no such order"));
+        }
         return orders.findOwned(userId, orderId).map(found -> found
                 .map(order -> Json.ok(order.toJson()))
                 .orElseGet(() -> Problem.response(404, "ORDER_NOT_FOUND", "no such order")));
@@ -108,7 +115,8 @@ public class OrderResource {
         }
 
         public Response rejected(Outcome.Rejected o) {
-            return Problem.response(409, o.reason(), o.detail());
+            return Outcome.Rejected.INVALID_DATA.equals(o.reason()) ? Problem.badRequest(o.detail())
+                    : Problem.response(409, o.reason(), o.detail());
         }
     };
 

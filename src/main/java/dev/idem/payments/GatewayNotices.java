@@ -34,6 +34,18 @@ public class GatewayNotices {
         Response rejected(String reason, String detail);
     }
 
+    /**
+     * The status of a rejection: 404 for an unknown order (the gateway retries while the order may
+     * not be stored yet), 400 for data the database refuses, 409 otherwise.
+     */
+    public static int status(String reason) {
+        return switch (reason) {
+            case "ORDER_NOT_FOUND" -> 404;
+            case Outcome.Rejected.INVALID_DATA -> 400;
+            default -> 409;
+        };
+    }
+
     private final PaymentService payments;
     private final MeterRegistry registry;
 

@@ -1,6 +1,7 @@
 package dev.idem.payments;
 
 import dev.idem.pipeline.IdemRequest;
+import dev.idem.support.Ids;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 import java.util.Optional;
@@ -14,13 +15,14 @@ public record PaymentCallback(String tradeNo, String orderId, Long amountCents, 
 
     public static final String SUCCESS = "SUCCESS";
     public static final String CLOSED = "CLOSED";
+    private static final int MAX_ID = 128;
 
     public Optional<String> violation() {
-        if (tradeNo == null || tradeNo.isBlank() || tradeNo.length() > 128) {
-            return Optional.of("tradeNo is required (at most 128 characters)");
+        if (!Ids.valid(tradeNo, MAX_ID)) {
+            return Optional.of(Ids.rule("tradeNo", MAX_ID));
         }
-        if (orderId == null || orderId.isBlank() || orderId.length() > 128) {
-            return Optional.of("orderId is required (at most 128 characters)");
+        if (!Ids.valid(orderId, MAX_ID)) {
+            return Optional.of(Ids.rule("orderId", MAX_ID));
         }
         if (amountCents == null || amountCents < 1) {
             return Optional.of("amountCents is required and positive");

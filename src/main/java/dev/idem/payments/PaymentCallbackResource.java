@@ -97,6 +97,9 @@ public class PaymentCallbackResource {
         }
 
         public Response rejected(Outcome.Rejected o) {
+            if (Outcome.Rejected.INVALID_DATA.equals(o.reason())) {
+                return Problem.badRequest(o.detail());
+            }
             return "ORDER_NOT_FOUND".equals(o.reason())
                     ? Problem.response(404, "ORDER_NOT_FOUND", o.detail())
                     : Problem.response(409, o.reason(), o.detail());

@@ -1,5 +1,7 @@
 package dev.idem.payments.alipay;
 
+import static dev.idem.payments.GatewayNotices.status;
+
 import dev.idem.payments.GatewayNotices;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -61,7 +63,7 @@ public class AlipayNotifyResource {
 
         /** An unknown order is retried: the order may not be stored yet, and retries cost nothing. */
         public Response rejected(String reason, String detail) {
-            return failure("ORDER_NOT_FOUND".equals(reason) ? 404 : 409);
+            return failure(status(reason));
         }
     };
 }

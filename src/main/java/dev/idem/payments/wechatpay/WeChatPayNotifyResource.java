@@ -1,5 +1,7 @@
 package dev.idem.payments.wechatpay;
 
+import static dev.idem.payments.GatewayNotices.status;
+
 import dev.idem.payments.GatewayNotices;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -71,7 +73,7 @@ public class WeChatPayNotifyResource {
 
         /** An unknown order is retried: the order may not be stored yet, and 24 h of retries cost nothing. */
         public Response rejected(String reason, String detail) {
-            return fail("ORDER_NOT_FOUND".equals(reason) ? 404 : 409, detail);
+            return fail(status(reason), detail);
         }
     };
 }

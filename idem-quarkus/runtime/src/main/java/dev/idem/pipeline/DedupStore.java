@@ -101,6 +101,13 @@ interface DedupStore {
      */
     Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples);
 
+    /**
+     * The failure of a statement that the database refused for the data it carried (Postgres's
+     * class 22, data exception: a NUL in a text, a value out of range): the same delivery fails the
+     * same way every time, so it is refused rather than retried.
+     */
+    boolean invalidData(Throwable failure);
+
     /** The failure of a statement that waited for a lock longer than {@link #boundLockWaits} allowed. */
     boolean lockNotAvailable(Throwable failure);
 

@@ -29,7 +29,8 @@ import java.util.stream.IntStream;
  * waits for that transaction and, once it committed, finds the row. Then this transaction rolls
  * back, the deliveries that met a row are judged by it, and the others run again without them. A
  * delivery whose statement fails takes the transaction with it, so after an error each delivery
- * is tried alone and the failure stays with the one it belongs to.
+ * is tried alone and the failure stays with the one it belongs to; a delivery whose data the
+ * database refuses, alone, is REJECTED as {@code INVALID_DATA} (retrying cannot change it).
  *
  * <p>Works run in key order and the records are written in key order, so two transactions that
  * share keys wait for each other instead of deadlocking.
@@ -100,8 +101,8 @@ class GroupTransaction {
                                 .onItem().transformToUniAndConcatenate(i -> attempt(pending, List.of(i), settled, vanished))
                                 .collect().last().replaceWithVoid();
                     }
-                    Settled alone = store.lockNotAvailable(failure)
-                            ? new Settled.Decided(inFlight(), null)
+                    Settled alone = store.lockNotAvailable(failure) ? new Settled.Decided(inFlight(), null)
+                            : store.invalidData(failure) ? new Settled.Decided(Outcomes.invalidData(failure), null)
                             : new Settled.Failed(failure);
                     open.forEach(i -> settled[i] = alone);
                     return Uni.createFrom().voidItem();

@@ -44,8 +44,15 @@ public sealed interface Outcome {
         }
     }
 
-    /** Nothing was recorded: the delivery cannot be applied now, a retry may succeed later. */
+    /**
+     * Nothing was recorded: the delivery cannot be applied now, a retry may succeed later; or, as
+     * {@link #INVALID_DATA}, never: the database refuses its data.
+     */
     record Rejected(String reason, String detail) implements Outcome {
+
+        /** The database refused the delivery's own data (a NUL in a text, a number out of range). */
+        public static final String INVALID_DATA = "INVALID_DATA";
+
         public <T> T accept(Cases<T> cases) {
             return cases.rejected(this);
         }

@@ -45,6 +45,12 @@ final class Outcomes {
         return new Outcome.InFlight(config.inFlightRetryAfter());
     }
 
+    /** A delivery whose statement the database refused for its data, alone: the same every time. */
+    static Outcome invalidData(Throwable failure) {
+        return new Outcome.Rejected(Outcome.Rejected.INVALID_DATA,
+                "the database refused this delivery's data: " + failure.getMessage());
+    }
+
     static Outcome failedForGood() {
         return new Outcome.Rejected("FAILED", "the work for this key failed for good");
     }

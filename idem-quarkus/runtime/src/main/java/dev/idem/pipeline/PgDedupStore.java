@@ -302,6 +302,11 @@ class PgDedupStore implements DedupStore {
     }
 
     @Override
+    public boolean invalidData(Throwable failure) {
+        return failure instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22");
+    }
+
+    @Override
     public boolean lockNotAvailable(Throwable failure) {
         return failure instanceof PgException pg && LOCK_NOT_AVAILABLE.equals(pg.getSqlState());
     }

@@ -4,6 +4,7 @@ import static dev.idem.pipeline.PipelineRig.await;
 import static dev.idem.pipeline.PipelineRig.request;
 import static dev.idem.pipeline.PipelineRig.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -161,6 +162,37 @@ class GroupTransactionTest {
         assertTrue(rig.store.committed(b).isEmpty());
         assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
         assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "error"));
+    }
+
+    @Test
+    void aDeliveryWhoseDataTheDatabaseRefusesIsRejectedAloneAndTheOthersCommit() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.refuseDataOf("effect:b-1");
+
+        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
+                settled.get(0));
+        Outcome refused = assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome();
+        assertEquals(Outcome.Rejected.INVALID_DATA, assertInstanceOf(Outcome.Rejected.class, refused).reason());
+        assertNull(((Settled.Decided) settled.get(1)).cacheable());
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
+                settled.get(2));
+        assertTrue(rig.store.committed(b).isEmpty());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+    }
+
+    @Test
+    void aBatchWithADeliveryWhoseDataIsRefusedGivesItsOutcomeAndAppliesTheRest() {
+        PipelineRig rig = new PipelineRig();
+        rig.store.refuseDataOf("effect:b-1");
+
+        List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
+
+        assertInstanceOf(Outcome.Processed.class, outcomes.get(0));
+        assertEquals(Outcome.Rejected.INVALID_DATA, assertInstanceOf(Outcome.Rejected.class, outcomes.get(1)).reason());
+        assertInstanceOf(Outcome.Processed.class, outcomes.get(2));
+        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
     }
 
     @Test

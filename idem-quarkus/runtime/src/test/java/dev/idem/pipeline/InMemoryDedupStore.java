@@ -48,6 +48,13 @@ final class InMemoryDedupStore implements DedupStore {
         }
     }
 
+    /** A statement refused for the data it carried (a NUL in a text): the same every time. */
+    static final class InvalidData extends RuntimeException {
+        InvalidData(String message) {
+            super(message);
+        }
+    }
+
     /** The store itself failed: refused, cut, restarting. */
     static final class Outage extends RuntimeException {
         Outage(String message) {
@@ -106,6 +113,7 @@ final class InMemoryDedupStore implements DedupStore {
     private final Map<String, Integer> vanishing = new HashMap<>();
     private final Set<String> locked = new HashSet<>();
     private final Set<String> failingRows = new HashSet<>();
+    private final Set<String> refusedRows = new HashSet<>();
     private final Set<String> racedTakeOvers = new HashSet<>();
     private boolean down;
     private boolean downOnRecord;
@@ -137,6 +145,11 @@ final class InMemoryDedupStore implements DedupStore {
     /** Every write of the business row {@code name} fails, as a statement of one delivery. */
     synchronized void failWritesOf(String name) {
         failingRows.add(name);
+    }
+
+    /** The business statement writing {@code name} is refused for its data, every time. */
+    synchronized void refuseDataOf(String name) {
+        refusedRows.add(name);
     }
 
     /** Another process takes over the key's hanging record right before the next takeover of it. */
@@ -198,6 +211,9 @@ final class InMemoryDedupStore implements DedupStore {
         return statement(tx, t -> {
             if (failingRows.contains(name)) {
                 throw new StatementFailed("cannot write " + name);
+            }
+            if (refusedRows.contains(name)) {
+                throw new InvalidData("invalid byte sequence in " + name);
             }
             t.stagedRows.put(name, value);
             return null;
@@ -476,6 +492,11 @@ final class InMemoryDedupStore implements DedupStore {
                     new DedupAdmin.Finding(DedupAdmin.HANGING, hanging.size(), hanging.stream().limit(samples).toList()),
                     new DedupAdmin.Finding(DedupAdmin.FAILED, failed.size(), failed.stream().limit(samples).toList()));
         });
+    }
+
+    @Override
+    public boolean invalidData(Throwable failure) {
+        return failure instanceof InvalidData;
     }
 
     @Override
