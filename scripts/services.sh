@@ -6,6 +6,7 @@
 #   scripts/services.sh down    stop only what this script started
 #   scripts/services.sh status  one line per server; exit 3 if one is down
 #   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up)
+#   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -49,6 +50,8 @@ source "$ROOT/scripts/lib/base.sh"
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh
 source "$ROOT/scripts/lib/kafka.sh"
+# shellcheck source=scripts/lib/redis-cluster.sh
+source "$ROOT/scripts/lib/redis-cluster.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -333,6 +336,7 @@ main() {
       ;;
     down)
       lock
+      redis_cluster_down
       kafka_down
       redis_down
       postgres_down
@@ -341,6 +345,10 @@ main() {
       lock
       postgres_fresh_test_dbs
       ;;
+    redis-cluster)
+      lock
+      redis_cluster_up
+      ;;
     status)
       postgres_status || rc=3
       redis_status || rc=3
@@ -348,7 +356,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster" >&2
       return 2
       ;;
   esac

@@ -7,6 +7,7 @@ import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -57,6 +58,12 @@ class LoopRedis {
                     Redis.newInstance(io.vertx.redis.client.Redis.createClient(vertx, new RedisOptions(defaults)))));
         }
         return shared;
+    }
+
+    /** Whether the default client talks to a Redis Cluster, where a script may touch one slot only. */
+    boolean clustered() {
+        RedisOptions defaults = options.captured;
+        return defaults != null && defaults.getType() == RedisClientType.CLUSTER;
     }
 
     @PreDestroy

@@ -12,7 +12,9 @@ import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jboss.logging.Logger;
@@ -20,7 +22,9 @@ import org.jboss.logging.Logger;
 /**
  * The cache layer in Redis: {@code SET key PROCESSING NX GET PX ttl} claims a key and tells what
  * was there in one round trip. Every failure or answer slower than {@code idem.pipeline.redis-budget}
- * degrades to "ask the database" and is counted in {@code idem_redis_degraded_total}.
+ * degrades to "ask the database" and is counted in {@code idem_redis_degraded_total}. Against a
+ * Redis Cluster ({@code quarkus.redis.client-type=cluster}) the batch forms send one script per
+ * hash slot, all at once, since a script there may touch the keys of one slot only.
  */
 @ApplicationScoped
 class RedisCache implements DedupCache {
@@ -80,6 +84,10 @@ class RedisCache implements DedupCache {
      */
     @Override
     public Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
+        return perSlot(requests, this::preCheckSlot);
+    }
+
+    private Uni<List<PreCheck>> preCheckSlot(List<IdemRequest> requests) {
         Request script = script(PRE_CHECK_ALL, requests);
         for (IdemRequest request : requests) {
             script.arg(ttlMillis(request));
@@ -114,6 +122,16 @@ class RedisCache implements DedupCache {
         if (requests.size() == 1) {
             return markDone(requests.get(0), results.get(0));
         }
+        Map<IdemRequest, String> resultOf = new IdentityHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            resultOf.put(requests.get(i), results.get(i));
+        }
+        return perSlot(requests, slot -> markDoneSlot(slot, slot.stream().map(resultOf::get).toList())
+                .map(done -> Collections.<Void>nCopies(slot.size(), null)))
+                .replaceWithVoid();
+    }
+
+    private Uni<Void> markDoneSlot(List<IdemRequest> requests, List<String> results) {
         Request script = script(MARK_DONE_ALL, requests);
         for (int i = 0; i < requests.size(); i++) {
             IdemRequest request = requests.get(i);
@@ -137,6 +155,34 @@ class RedisCache implements DedupCache {
                 .ifNoItem().after(config.redisBudget()).fail()
                 .replaceWithVoid()
                 .onFailure().recoverWithNull();
+    }
+
+    /**
+     * {@code batch} over all of {@code requests} at once, or, against a Redis Cluster, over the
+     * requests of each hash slot, all slots at once; the answers in the requests' order.
+     */
+    private <A> Uni<List<A>> perSlot(List<IdemRequest> requests, Function<List<IdemRequest>, Uni<List<A>>> batch) {
+        if (!loops.clustered() || requests.size() < 2) {
+            return batch.apply(requests);
+        }
+        List<List<Integer>> groups = RedisSlot.groups(requests.stream().map(this::redisKey).toList());
+        if (groups.size() == 1) {
+            return batch.apply(requests);
+        }
+        List<Uni<List<A>>> calls = new ArrayList<>(groups.size());
+        for (List<Integer> group : groups) {
+            calls.add(batch.apply(group.stream().map(requests::get).toList()));
+        }
+        return Uni.join().all(calls).andFailFast().map(answers -> {
+            List<A> inOrder = new ArrayList<>(Collections.nCopies(requests.size(), null));
+            for (int g = 0; g < groups.size(); g++) {
+                List<Integer> group = groups.get(g);
+                for (int i = 0; i < group.size(); i++) {
+                    inOrder.set(group.get(i), answers.get(g).get(i));
+                }
+            }
+            return inOrder;
+        });
     }
 
     /** {@code EVAL body n key…}, the keys of {@code requests}; the caller appends the arguments. */
