@@ -4,8 +4,10 @@ import static dev.idem.testing.Callbacks.deliver;
 import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Problems.problem;
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 
 import dev.idem.testing.Gateway;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
@@ -65,6 +67,18 @@ class PackagedServiceIT {
                 .statusCode(200).body("status", equalTo("PAID")).body("tradeNo", equalTo("T-" + order));
     }
 
+    /** The console's files are in the artifact (a native executable holds only the resources it was told to). */
+    @Test
+    void theConsoleIsServedAndItsDataNeedsTheToken() {
+        for (String file : new String[] {"/admin/console", "/admin/console/console.js", "/admin/console/console.css"}) {
+            given().get(file).then().statusCode(200).header("Content-Security-Policy", startsWith("default-src 'none'"));
+        }
+        given().get("/admin/console").then().body(containsString("Admin token"));
+        problem(given().get("/admin/history"), 401, "ADMIN_UNAUTHORIZED");
+        given().header("X-Admin-Token", "packaged-it-admin-token").get("/admin/history").then()
+                .statusCode(200).body("intervalSeconds", equalTo(10));
+    }
+
     @Test
     void badInputIsAnsweredWithProblems() {
         String user = "packaged-" + UUID.randomUUID();
@@ -75,6 +89,8 @@ class PackagedServiceIT {
         long now = Gateway.now();
         problem(deliver(body, now, Gateway.sign("not-the-secret", now, body)), 401, "SIGNATURE_INVALID");
         problem(given().header("X-User-Id", user).get("/api/orders/no-such-order"), 404, "ORDER_NOT_FOUND");
+        String nul = Gateway.callback("T-nul\\u0000", "any", 1999, "SUCCESS");
+        problem(deliver(nul), 400, "BAD_REQUEST");
         problem(given().header("X-User-Id", user).header("Idempotency-Key", "twice").contentType("application/json")
                 .body("{\"amountCents\":5,\"amountCents\":1999,\"currency\":\"CNY\"}").post("/api/orders"),
                 400, "BAD_REQUEST");
