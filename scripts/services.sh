@@ -7,6 +7,7 @@
 #   scripts/services.sh status  one line per server; exit 3 if one is down
 #   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up)
 #   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
+#   scripts/services.sh kafka-cluster  the tests' three-broker Kafka (29092-29094, replication 3)
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -52,6 +53,8 @@ source "$ROOT/scripts/lib/redis.sh"
 source "$ROOT/scripts/lib/kafka.sh"
 # shellcheck source=scripts/lib/redis-cluster.sh
 source "$ROOT/scripts/lib/redis-cluster.sh"
+# shellcheck source=scripts/lib/kafka-cluster.sh
+source "$ROOT/scripts/lib/kafka-cluster.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -336,6 +339,7 @@ main() {
       ;;
     down)
       lock
+      (kafka_cluster_down)
       redis_cluster_down
       kafka_down
       redis_down
@@ -349,6 +353,11 @@ main() {
       lock
       redis_cluster_up
       ;;
+    kafka-cluster)
+      lock
+      [[ -f $KAFKA_LIBS/.pom.sha256 ]] || kafka_libs
+      (kafka_cluster_up)
+      ;;
     status)
       postgres_status || rc=3
       redis_status || rc=3
@@ -356,7 +365,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster" >&2
       return 2
       ;;
   esac

@@ -1,18 +1,28 @@
 # shellcheck shell=bash disable=SC2153
-# Shared by the project's scripts: a single-node KRaft Kafka broker run from Kafka's own jars.
-# The caller defines log, die, ROOT, HOST, JAVA and the broker's place:
+# Shared by the project's scripts: KRaft Kafka brokers run from Kafka's own jars, a single node by
+# default. The caller defines log, die, ROOT, HOST, JAVA and the broker's place:
 #   KAFKA_PORT KAFKA_CONTROLLER_PORT KAFKA_PARTITIONS KAFKA_TOPICS (array) KAFKA_START_TIMEOUT
 #   KAFKA_DIR (props, log, pid and data live there)
+# and, for a node of a cluster (scripts/lib/kafka-cluster.sh), KAFKA_NODE_ID, KAFKA_VOTERS,
+# KAFKA_CLUSTER_ID, KAFKA_REPLICATION and KAFKA_MIN_ISR, after which kafka_paths places its files.
 # The jars are shared by every broker of the project, in .idem/kafka/libs.
 
 KAFKA_VERSION=4.1.2
 KAFKA_LIBS="$ROOT/.idem/kafka/libs"
 KAFKA_POM="$ROOT/scripts/kafka/pom.xml"
 DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
-KAFKA_DATA="$KAFKA_DIR/data"
-KAFKA_PROPS="$KAFKA_DIR/server.properties"
-KAFKA_LOG="$KAFKA_DIR/kafka.log"
-KAFKA_PID="$KAFKA_DIR/kafka.pid"
+KAFKA_NODE_ID="${KAFKA_NODE_ID:-1}"
+KAFKA_REPLICATION="${KAFKA_REPLICATION:-1}"
+KAFKA_MIN_ISR="${KAFKA_MIN_ISR:-1}"
+
+# Where the broker in KAFKA_DIR keeps its files.
+kafka_paths() {
+  KAFKA_DATA="$KAFKA_DIR/data"
+  KAFKA_PROPS="$KAFKA_DIR/server.properties"
+  KAFKA_LOG="$KAFKA_DIR/kafka.log"
+  KAFKA_PID="$KAFKA_DIR/kafka.pid"
+}
+kafka_paths
 
 # Runs a Kafka command-line class with the broker's jars, logging warnings only.
 kafka_tool() {
@@ -60,19 +70,21 @@ kafka_write_props() {
   cat >"$KAFKA_PROPS" <<EOF
 # Written by scripts/services.sh; rewritten at every start.
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@$HOST:$KAFKA_CONTROLLER_PORT
+node.id=$KAFKA_NODE_ID
+controller.quorum.voters=${KAFKA_VOTERS:-$KAFKA_NODE_ID@$HOST:$KAFKA_CONTROLLER_PORT}
 listeners=PLAINTEXT://$HOST:$KAFKA_PORT,CONTROLLER://$HOST:$KAFKA_CONTROLLER_PORT
 advertised.listeners=PLAINTEXT://$HOST:$KAFKA_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 log.dirs=$KAFKA_DATA
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+offsets.topic.replication.factor=$KAFKA_REPLICATION
+transaction.state.log.replication.factor=$KAFKA_REPLICATION
+transaction.state.log.min.isr=$KAFKA_MIN_ISR
+share.coordinator.state.topic.replication.factor=$KAFKA_REPLICATION
+share.coordinator.state.topic.min.isr=$KAFKA_MIN_ISR
+default.replication.factor=$KAFKA_REPLICATION
+min.insync.replicas=$KAFKA_MIN_ISR
 group.initial.rebalance.delay.ms=0
 num.partitions=$KAFKA_PARTITIONS
 auto.create.topics.enable=true
@@ -94,6 +106,14 @@ kafka_wait_started() {
 }
 
 kafka_start() {
+  kafka_spawn
+  kafka_wait_started "$KAFKA_SPAWNED"
+  log "kafka: broker started (pid $KAFKA_SPAWNED)"
+}
+
+# Starts the broker and sets KAFKA_SPAWNED to its pid, without waiting for it to serve: the
+# nodes of a cluster serve only once a majority of them runs.
+kafka_spawn() {
   command -v "$JAVA" >/dev/null 2>&1 || die "kafka: java not found (set JAVA_HOME or put java on PATH)"
   port_open "$KAFKA_CONTROLLER_PORT" && die "kafka: controller port $HOST:$KAFKA_CONTROLLER_PORT is already taken"
   mkdir -p "$KAFKA_DIR"
@@ -101,7 +121,7 @@ kafka_start() {
   kafka_write_props
   if [[ ! -f $KAFKA_DATA/meta.properties ]]; then
     local id
-    id="$(kafka_cluster_id)"
+    id="${KAFKA_CLUSTER_ID:-$(kafka_cluster_id)}"
     log "kafka: formatting ${KAFKA_DATA#"$ROOT/"} (cluster id $id)"
     rm -rf "$KAFKA_DATA"
     kafka_tool kafka.tools.StorageTool format --cluster-id "$id" --config "$KAFKA_PROPS" >/dev/null
@@ -115,7 +135,7 @@ kafka_start() {
     cd "$KAFKA_DIR" || exit 1
     # shellcheck disable=SC2016
     setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
-      "$JAVA" -Xmx512m \
+      "$JAVA" "-Xmx${KAFKA_HEAP:-512m}" \
       -Dorg.slf4j.simpleLogger.showDateTime=true \
       "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS" \
       -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
@@ -127,20 +147,19 @@ kafka_start() {
     sleep 0.25
   done
   [[ -n $pid ]] || die "kafka: broker did not start; see ${KAFKA_LOG#"$ROOT/"}"
-  kafka_wait_started "$pid"
-  log "kafka: broker started (pid $pid)"
+  KAFKA_SPAWNED=$pid
 }
 
 kafka_topics() {
   local existing topic
-  existing="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" --list)" ||
-    die "kafka: cannot list topics on $HOST:$KAFKA_PORT"
+  existing="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "${KAFKA_BOOTSTRAP:-$HOST:$KAFKA_PORT}" --list)" ||
+    die "kafka: cannot list topics on ${KAFKA_BOOTSTRAP:-$HOST:$KAFKA_PORT}"
   for topic in "${KAFKA_TOPICS[@]}"; do
     if ! grep -qxF -- "$topic" <<<"$existing"; then
       log "kafka: creating topic $topic ($KAFKA_PARTITIONS partitions)"
-      kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$HOST:$KAFKA_PORT" \
+      kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "${KAFKA_BOOTSTRAP:-$HOST:$KAFKA_PORT}" \
         --create --if-not-exists --topic "$topic" \
-        --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >/dev/null
+        --partitions "$KAFKA_PARTITIONS" --replication-factor "$KAFKA_REPLICATION" >/dev/null
     fi
   done
 }
