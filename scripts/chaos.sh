@@ -8,7 +8,10 @@
 #   Redis       127.0.0.1:$CHAOS_REDIS_PORT (16379)
 #   Kafka       127.0.0.1:$CHAOS_KAFKA_PORT (19092, controller 19093), fresh data every run
 #   idem        instances a and b, the packaged jar, on 127.0.0.1:18081 and :18082
-# and removes them all at the end (the PostgreSQL cluster is dropped).
+# and removes them all at the end (the PostgreSQL cluster is dropped). The instances reach
+# PostgreSQL and Redis through TCP relays of the suite's own (bench's `proxy`, on
+# $CHAOS_PG_PROXY_PORT 15433 and $CHAOS_REDIS_PROXY_PORT 16380) that a fault can slow down or
+# blackhole; the accounts are read from the servers directly.
 #
 # For each fault in $CHAOS_FAULTS, the load generator (bench/, `chaos`) creates $CHAOS_ORDERS
 # fresh orders, sends $CHAOS_DELIVERIES signed callbacks per order round-robin to a and b, and
@@ -19,6 +22,14 @@
 #   postgres-restart  PostgreSQL stopped (fast), $CHAOS_DOWN s later started again
 #   kafka-restart     the broker stopped, $CHAOS_DOWN s later started again on its data
 #   kill-instance     instance b killed with SIGKILL, then started again
+#   postgres-slow     every answer of PostgreSQL $CHAOS_SLOW_MS (200) ms later, for $CHAOS_FAULT_SECONDS (20) s
+#   postgres-blackhole  PostgreSQL's packets held for $CHAOS_FAULT_SECONDS s: no answer, no reset
+#   redis-blackhole   the same for Redis
+#   freeze-instance   instance b stopped with SIGSTOP for $CHAOS_FREEZE_SECONDS (45) s, then continued
+#   postgres-down-long  PostgreSQL stopped for $CHAOS_LONG_DOWN (180) s while every delivery also
+#                     arrives on payment-callbacks (deliveries retried up to 7 min)
+#   clock-skew        instance b restarted with its clock $CHAOS_SKEW (+120 s) off (libfaketime),
+#                     and restarted on the true time after the storm
 # It prints one line per fault; results go to target/chaos/<run>/ (one JSON per fault, table.txt).
 # Exit status 1 when a run's accounts are not exact.
 #
@@ -37,18 +48,25 @@ STATE="$ROOT/.idem/chaos"
 SECRET=chaos-callback-secret
 ADMIN_TOKEN=chaos-admin-token
 
-CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance}"
-CHAOS_ORDERS="${CHAOS_ORDERS:-2000}"
+CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance postgres-down-long clock-skew}"
+CHAOS_ORDERS="${CHAOS_ORDERS:-10000}"
 CHAOS_DELIVERIES="${CHAOS_DELIVERIES:-6}"
 CHAOS_RATE="${CHAOS_RATE:-400}"
 CHAOS_AT="${CHAOS_AT:-0.3}"
 CHAOS_DOWN="${CHAOS_DOWN:-5}"
 CHAOS_GRACE="${CHAOS_GRACE:-10}"
 CHAOS_BUILD="${CHAOS_BUILD:-1}"
+CHAOS_SLOW_MS="${CHAOS_SLOW_MS:-200}"
+CHAOS_FAULT_SECONDS="${CHAOS_FAULT_SECONDS:-20}"
+CHAOS_FREEZE_SECONDS="${CHAOS_FREEZE_SECONDS:-45}"
+CHAOS_LONG_DOWN="${CHAOS_LONG_DOWN:-180}"
+CHAOS_SKEW="${CHAOS_SKEW:-+120s}"
 
 PG_PORT="${CHAOS_PG_PORT:-15432}"
 PG_CLUSTER=idem-chaos
 REDIS_PORT="${CHAOS_REDIS_PORT:-16379}"
+PG_PROXY_PORT="${CHAOS_PG_PROXY_PORT:-15433}"
+REDIS_PROXY_PORT="${CHAOS_REDIS_PROXY_PORT:-16380}"
 REDIS_DIR="$STATE/redis"
 KAFKA_PORT="${CHAOS_KAFKA_PORT:-19092}"
 KAFKA_CONTROLLER_PORT="${CHAOS_KAFKA_CONTROLLER_PORT:-19093}"
@@ -111,6 +129,41 @@ pg_chaos_up() {
     -c "CREATE ROLE idem LOGIN PASSWORD 'idem'" -c "CREATE DATABASE idem OWNER idem" >/dev/null
 }
 
+# ------------------------------------------------------------------------------ the relays
+
+proxy_pid_file() { printf '%s/proxy-%s.pid\n' "$STATE" "$1"; }
+proxy_mode_file() { printf '%s/proxy-%s.mode\n' "$STATE" "$1"; }
+
+# proxy_start NAME LISTEN TARGET: bench's relay, detached, in mode pass.
+proxy_start() {
+  local name=$1 listen=$2 target=$3
+  port_open "$listen" && die "proxy $name: $HOST:$listen is taken"
+  (
+    # shellcheck disable=SC2016
+    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(proxy_pid_file "$name")" \
+      "$JAVA" -Xmx256m -Xss256k -jar "$ROOT/bench/target/idem-bench.jar" proxy --listen "$listen" --to "$target" \
+      --mode "$(proxy_mode_file "$name")" </dev/null >>"$STATE/proxy-$name.log" 2>&1 9>&- &
+  )
+  wait_for 20 port_open "$listen" || die "proxy $name: not listening on $HOST:$listen"
+}
+
+proxy_stop() {
+  local pid
+  [[ -f $(proxy_pid_file "$1") ]] || return 0
+  read -r pid <"$(proxy_pid_file "$1")" || true
+  [[ -n ${pid:-} ]] && kill -0 "$pid" 2>/dev/null && stop_pid "$pid" 10 "proxy $1"
+  rm -f "$(proxy_pid_file "$1")"
+}
+
+# proxy_mode NAME MODE...: pass, delay <ms> or blackhole (bench's FaultProxy)
+proxy_mode() {
+  local name=$1
+  shift
+  printf '%s\n' "$*" >"$(proxy_mode_file "$name").tmp"
+  mv "$(proxy_mode_file "$name").tmp" "$(proxy_mode_file "$name")"
+  sleep 0.2 # the relay reads its mode every 50 ms
+}
+
 # ------------------------------------------------------------------------------ the service
 
 instance_pid_file() { printf '%s/instance-%s.pid\n' "$STATE" "$1"; }
@@ -127,23 +180,38 @@ instance_ready() {
   curl -fsS -o /dev/null --max-time 2 "http://$HOST:${INSTANCE_PORTS[$1]}/q/health/ready" 2>/dev/null
 }
 
-# instance_start NAME: the packaged jar, detached (it outlives a `fault` command that restarts it).
+# instance_start NAME [SKEW]: the packaged jar, detached (it outlives a `fault` command that
+# restarts it); with SKEW (e.g. +120s), under libfaketime with its wall clock that far off (the
+# monotonic clock stays true, which the JVM's timers need). $STATE/instance-NAME.skew says so.
 instance_start() {
-  local name=$1 port=${INSTANCE_PORTS[$1]} log_file="$STATE/instance-$1.log" i
+  local name=$1 skew=${2:-} port=${INSTANCE_PORTS[$1]} log_file="$STATE/instance-$1.log" i
+  local clock=()
+  rm -f "$STATE/instance-$name.skew"
+  if [[ -n $skew ]]; then
+    # the library itself, preloaded: the faketime command forks, and the pid file must name the JVM
+    local lib
+    lib="$(compgen -G '/usr/lib/*/faketime/libfaketime.so.1' | head -n 1 || true)"
+    if [[ -z $lib ]]; then
+      apt_install libfaketime
+      lib="$(compgen -G '/usr/lib/*/faketime/libfaketime.so.1' | head -n 1)"
+    fi
+    clock=(env LD_PRELOAD="$lib" FAKETIME="$skew" FAKETIME_DONT_FAKE_MONOTONIC=1)
+    printf '%s\n' "$skew" >"$STATE/instance-$name.skew"
+  fi
   port_open "$port" && die "instance $name: $HOST:$port is taken"
-  log "instance $name: starting on $HOST:$port (log ${log_file#"$ROOT/"})"
+  log "instance $name: starting on $HOST:$port${skew:+ with its clock $skew off} (log ${log_file#"$ROOT/"})"
   (
     # shellcheck disable=SC2016
     setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(instance_pid_file "$name")" \
       env -u QUARKUS_PROFILE \
       QUARKUS_HTTP_PORT="$port" \
-      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/idem" \
-      QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PORT" \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PROXY_PORT/idem" \
+      QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PROXY_PORT" \
       KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT" \
       IDEM_CALLBACK_SECRET="$SECRET" \
       IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
       IDEM_RECONCILIATION_GRACE=15s \
-      "$JAVA" -Xmx512m -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
+      "${clock[@]}" "$JAVA" -Xmx512m -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
   )
   for ((i = 0; i < 240; i++)); do
     if instance_ready "$name"; then
@@ -206,6 +274,47 @@ fault() {
       rm -f "$(instance_pid_file b)"
       instance_start b
       ;;
+    postgres-slow)
+      log "fault: PostgreSQL answering $CHAOS_SLOW_MS ms slower for $CHAOS_FAULT_SECONDS s"
+      proxy_mode pg delay "$CHAOS_SLOW_MS"
+      sleep "$CHAOS_FAULT_SECONDS"
+      proxy_mode pg pass
+      ;;
+    postgres-blackhole | redis-blackhole)
+      local relay=${name%-blackhole}
+      [[ $relay == postgres ]] && relay=pg
+      log "fault: $name for $CHAOS_FAULT_SECONDS s (packets held: no answer, no reset)"
+      proxy_mode "$relay" blackhole
+      sleep "$CHAOS_FAULT_SECONDS"
+      proxy_mode "$relay" pass
+      log "fault: $relay answers again"
+      ;;
+    freeze-instance)
+      pid="$(instance_pid b)" || die "fault: instance b is not running"
+      log "fault: SIGSTOP to instance b (pid $pid) for $CHAOS_FREEZE_SECONDS s"
+      kill -STOP "$pid"
+      sleep "$CHAOS_FREEZE_SECONDS"
+      kill -CONT "$pid"
+      log "fault: instance b continued"
+      ;;
+    postgres-down-long)
+      log "fault: stopping PostgreSQL for $CHAOS_LONG_DOWN s"
+      pg_ctl_chaos stop -m fast
+      local ready
+      ready="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$HOST:${INSTANCE_PORTS[a]}/q/health/ready" || true)"
+      log "fault: readiness of instance a with PostgreSQL down: $ready"
+      sleep "$CHAOS_LONG_DOWN"
+      pg_ctl_chaos start
+      wait_for 60 pg_accepting || die "fault: PostgreSQL did not come back"
+      log "fault: PostgreSQL back"
+      ;;
+    clock-skew)
+      pid="$(instance_pid b)" || die "fault: instance b is not running"
+      log "fault: instance b restarted with its clock $CHAOS_SKEW off"
+      stop_pid "$pid" 30 "instance b"
+      rm -f "$(instance_pid_file b)"
+      instance_start b "$CHAOS_SKEW"
+      ;;
     *) die "unknown fault $name" ;;
   esac
 }
@@ -215,6 +324,8 @@ fault() {
 down() {
   local name pid
   for name in "${!INSTANCE_PORTS[@]}"; do instance_stop "$name"; done
+  proxy_stop pg
+  proxy_stop redis
   if pid="$(kafka_our_pid)"; then stop_pid "$pid" 60 "kafka broker"; fi
   rm -f "$KAFKA_PID"
   if pid="$(redis_our_pid)"; then stop_pid "$pid" 20 "redis"; fi
@@ -248,6 +359,8 @@ suite() {
   port_open "$REDIS_PORT" && die "redis: $HOST:$REDIS_PORT is taken by a server this suite did not start"
   log "redis: starting on $HOST:$REDIS_PORT"
   redis_spawn 8>&-
+  proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
+  proxy_start redis "$REDIS_PROXY_PORT" "$REDIS_PORT" 8>&-
   port_open "$KAFKA_PORT" && die "kafka: $HOST:$KAFKA_PORT is taken by a server this suite did not start"
   rm -rf "$KAFKA_DIR"
   kafka_start 8>&-
@@ -263,12 +376,19 @@ suite() {
     if ! instance_pid a >/dev/null || ! instance_pid b >/dev/null; then
       die "an instance is not running before $fault"
     fi
+    local extra=()
+    [[ $fault == postgres-down-long ]] && extra=(--give-up 420 --kafka-during-fault true --settle 240)
     CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$HOST:$KAFKA_PORT" \
       BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
       "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \
       --orders "$CHAOS_ORDERS" --deliveries "$CHAOS_DELIVERIES" --rate "$CHAOS_RATE" --at "$CHAOS_AT" \
-      --grace "$CHAOS_GRACE" --command "bash $ROOT/scripts/chaos.sh fault $fault" \
+      --grace "$CHAOS_GRACE" --command "bash $ROOT/scripts/chaos.sh fault $fault" "${extra[@]}" \
       --out "$out/$fault.json" 8>&- | tee -a "$out/table.txt" || rc=1
+    # a fault leaves no instance behind it changed: the skewed clock goes back to the true one
+    if [[ -f $STATE/instance-b.skew ]]; then
+      instance_stop b 8>&-
+      instance_start b 8>&-
+    fi
   done
   jq -s . "$out"/*.json >"$out/results.json" 2>/dev/null || true
   printf '\nfault suite %s: %s orders × %s deliveries per fault, two instances, round-robin\n' \

@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,10 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -40,14 +45,17 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <pre>
  *   chaos --fault NAME --ports P1,P2 --run RUN [--command CMD] [--orders 2000] [--deliveries 6]
- *         [--rate 400] [--concurrency 32] [--at 0.3] [--grace 10] [--settle 60] --out F
+ *         [--rate 400] [--concurrency 32] [--at 0.3] [--grace 10] [--settle 60] [--give-up 180]
+ *         [--kafka-during-fault false] --out F
  * </pre>
+ * With {@code --kafka-during-fault true}, every delivery sent over HTTP while the fault is on is
+ * also produced to {@code payment-callbacks}, as a second channel that keeps bringing the same
+ * payments while the service cannot apply them.
  * The admin token comes from CHAOS_ADMIN_TOKEN; database, Kafka and secret as for the benchmark.
  */
 final class Chaos {
 
     private static final int ORDERS_PER_USER = 10;
-    private static final long GIVE_UP_MS = TimeUnit.MINUTES.toMillis(3);
     private static final List<String> DEAD_LETTER_TOPICS = List.of("coupon-grants-dlq", "payment-callbacks-dlq");
 
     /** One callback to deliver until it is answered SUCCESS. */
@@ -65,6 +73,9 @@ final class Chaos {
     private final List<WebClient> clients = new ArrayList<>();
     private final Ops ops;
     private final String adminToken = System.getenv().getOrDefault("CHAOS_ADMIN_TOKEN", "");
+    /** How long a delivery is retried before it counts as lost: longer than the longest outage. */
+    private final long giveUpMs;
+    private final KafkaProducer<String, String> kafkaCopies;
     private int roundRobin;
 
     private Chaos(Settings settings, Args args) {
@@ -73,6 +84,8 @@ final class Chaos {
         this.fault = args.get("fault");
         this.prefix = "chaos-" + args.get("run") + "-" + fault + "-";
         this.ops = new Ops(settings.secret());
+        this.giveUpMs = TimeUnit.SECONDS.toMillis((long) args.number("give-up", 180));
+        this.kafkaCopies = Boolean.parseBoolean(args.get("kafka-during-fault", "false")) ? producer(settings) : null;
         int concurrency = (int) args.number("concurrency", 32);
         for (String port : args.get("ports").split(",")) {
             clients.add(WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
@@ -91,8 +104,19 @@ final class Chaos {
                 System.exit(1);
             }
         } finally {
+            if (chaos.kafkaCopies != null) {
+                chaos.kafkaCopies.close();
+            }
             chaos.vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
+    }
+
+    private static KafkaProducer<String, String> producer(Settings settings) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafka());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
     private WebClient next() {
@@ -176,7 +200,7 @@ final class Chaos {
         send.get().onComplete(answer -> {
             if (answer.succeeded() && ok.test(answer.result())) {
                 promise.complete(answer.result());
-            } else if (System.currentTimeMillis() - start > GIVE_UP_MS) {
+            } else if (System.currentTimeMillis() - start > giveUpMs) {
                 promise.fail("gave up: " + (answer.failed() ? answer.cause() : answer.result().statusCode()));
             } else {
                 vertx.setTimer(backoff(n), t -> attempt(send, ok, promise, start, n + 1));
@@ -207,6 +231,9 @@ final class Chaos {
         int anomalies;
         int lost;
         int retried;
+        int kafkaSent;
+        int kafkaAcked;
+        int kafkaFailed;
         long faultFromMs = -1;
         long faultToMs = -1;
         int faultExit = -1;
@@ -246,7 +273,7 @@ final class Chaos {
             if (started == deliveries.size() && faultAt >= deliveries.size() && faultFromMs < 0) {
                 injectFault();
             }
-            if (finished == deliveries.size() && faultDone.isDone()) {
+            if (finished == deliveries.size() && faultDone.isDone() && kafkaAcked + kafkaFailed == kafkaSent) {
                 vertx.cancelTimer(timer);
                 elapsedMs = System.currentTimeMillis() - start;
                 done.complete(this);
@@ -254,6 +281,9 @@ final class Chaos {
         }
 
         private void deliver(Delivery delivery, long firstSentAt, int attempt) {
+            if (attempt == 0 && kafkaCopies != null && faultFromMs >= 0 && faultToMs < 0) {
+                copyToKafka(delivery);
+            }
             ops.callback(next(), delivery.user(), delivery.order()).onComplete(answer -> {
                 String body = answer.succeeded() ? answer.result().bodyAsString() : null;
                 if (answer.succeeded() && answer.result().statusCode() == 200 && body != null
@@ -274,7 +304,7 @@ final class Chaos {
                 if (attempt == 0) {
                     retried++;
                 }
-                if (System.currentTimeMillis() - firstSentAt > GIVE_UP_MS) {
+                if (System.currentTimeMillis() - firstSentAt > giveUpMs) {
                     lost++;
                     settle();
                 } else {
@@ -286,6 +316,20 @@ final class Chaos {
         private void settle() {
             inFlight--;
             finished++;
+        }
+
+        /** The same payment on the Kafka channel, as {@code payment-callbacks} carries it (unsigned, trusted). */
+        private void copyToKafka(Delivery delivery) {
+            kafkaSent++;
+            String tradeNo = Ops.tradeNo(delivery.user(), delivery.order());
+            kafkaCopies.send(new ProducerRecord<>("payment-callbacks", tradeNo, ops.callbackBody(delivery.user(),
+                    delivery.order())), (metadata, failure) -> vertx.runOnContext(x -> {
+                        if (failure == null) {
+                            kafkaAcked++;
+                        } else {
+                            kafkaFailed++;
+                        }
+                    }));
         }
 
         /** Runs the fault's command off the event loop; the storm goes on meanwhile. */
@@ -437,6 +481,7 @@ final class Chaos {
         List<String> wrong = new ArrayList<>();
         check(wrong, storm.faultExit == 0, "fault command exited " + storm.faultExit);
         check(wrong, storm.lost == 0, storm.lost + " deliveries never answered SUCCESS");
+        check(wrong, storm.kafkaFailed == 0, storm.kafkaFailed + " Kafka copies not acknowledged by the broker");
         check(wrong, outside.isEmpty(), outside.size() + " answers not SUCCESS outside the fault");
         check(wrong, storm.anomalies == 0 && a.getLong("anomaliesStored") == 0, "anomalies reported");
         check(wrong, a.getLong("ordersPaid") == orders && a.getLong("apiOrdersPaid") == orders, "orders not all PAID");
@@ -469,7 +514,7 @@ final class Chaos {
                 .put("answers", new JsonObject().put("first", storm.firsts).put("duplicate", storm.duplicates)
                         .put("anomaly", storm.anomalies).put("notSuccess", storm.misses.size())
                         .put("notSuccessOutsideFault", outside.size()).put("deliveriesRetried", storm.retried)
-                        .put("lost", storm.lost)
+                        .put("lost", storm.lost).put("kafkaCopies", storm.kafkaSent)
                         .put("notSuccessKinds", new JsonObject(new LinkedHashMap<>(kinds))))
                 .put("accounts", a)
                 .put("reconciliation", rec)
