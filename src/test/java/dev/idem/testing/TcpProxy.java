@@ -7,12 +7,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A loopback TCP relay in front of a real server, so a test can make that server unreachable
- * for the service (connections reset, new ones refused) without stopping it for anyone else.
+ * for the service (connections reset, new ones refused), slow (every chunk delayed) or silent
+ * (a blackhole: nothing passes, nothing is reset, until it is restored) without touching it for
+ * anyone else.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -20,6 +23,8 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
+    private volatile long delayMs;
+    private volatile boolean held;
 
     public TcpProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -44,7 +49,20 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
+    /** Every chunk, either way, waits {@code delay} before it goes on: the server answers that much later. */
+    public void slow(Duration delay) {
+        delayMs = delay.toMillis();
+    }
+
+    /** Nothing goes through and nothing is reset or refused, as when packets are dropped. */
+    public void blackhole() {
+        held = true;
+    }
+
+    /** Back to normal: what a blackhole held goes on, as TCP's retransmissions would deliver it. */
     public synchronized void restore() throws IOException {
+        held = false;
+        delayMs = 0;
         if (server == null) {
             accept(listen(port));
         }
@@ -67,6 +85,7 @@ public final class TcpProxy implements AutoCloseable {
         Thread acceptor = new Thread(() -> {
             while (!listening.isClosed()) {
                 try {
+                    waitWhileHeld();
                     Socket client = listening.accept();
                     Socket upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                     sockets.add(client);
@@ -88,11 +107,17 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    waitWhileHeld();
+                    if (delayMs > 0) {
+                        Thread.sleep(delayMs);
+                    }
                     out.write(buffer, 0, read);
                     out.flush();
                 }
             } catch (IOException closed) {
                 // one side went away: close both below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
@@ -102,6 +127,17 @@ public final class TcpProxy implements AutoCloseable {
         }, "tcp-proxy-pipe-" + port);
         copier.setDaemon(true);
         copier.start();
+    }
+
+    private void waitWhileHeld() {
+        while (held) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private static void closeQuietly(Socket socket) {
