@@ -30,10 +30,17 @@
 #                     arrives on payment-callbacks (deliveries retried up to 7 min)
 #   clock-skew        instance b restarted with its clock $CHAOS_SKEW (+120 s) off (libfaketime),
 #                     and restarted on the true time after the storm
+#   freeze-two-phase  both instances grant through an external coupon issuer (bench's `issuer`,
+#                     :$CHAOS_ISSUER_PORT, 300 ms an answer) in two-phase mode, and b is frozen for
+#                     $CHAOS_FREEZE_SECONDS s while it holds leases (30 s): the other takes its records
+#                     over, and b's stale confirmations, once it goes on, are fenced by the lease
 # It prints one line per fault; results go to target/chaos/<run>/ (one JSON per fault, table.txt).
 # Exit status 1 when a run's accounts are not exact.
 #
 #   ./idem chaos                 the whole suite
+#   ./idem chaos soak            one storm of $CHAOS_SOAK_MINUTES (30) min at $CHAOS_SOAK_RATE (1000)
+#                                deliveries/s, archiving every minute (retention 5 min) and
+#                                reconciliation running: latency and RSS per minute, and their slopes
 #   ./idem chaos down            stop what an interrupted suite left running
 set -euo pipefail
 
@@ -48,7 +55,7 @@ STATE="$ROOT/.idem/chaos"
 SECRET=chaos-callback-secret
 ADMIN_TOKEN=chaos-admin-token
 
-CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance postgres-down-long clock-skew}"
+CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance freeze-two-phase postgres-down-long clock-skew}"
 CHAOS_ORDERS="${CHAOS_ORDERS:-10000}"
 CHAOS_DELIVERIES="${CHAOS_DELIVERIES:-6}"
 CHAOS_RATE="${CHAOS_RATE:-400}"
@@ -61,11 +68,15 @@ CHAOS_FAULT_SECONDS="${CHAOS_FAULT_SECONDS:-20}"
 CHAOS_FREEZE_SECONDS="${CHAOS_FREEZE_SECONDS:-45}"
 CHAOS_LONG_DOWN="${CHAOS_LONG_DOWN:-180}"
 CHAOS_SKEW="${CHAOS_SKEW:-+120s}"
+CHAOS_SOAK_MINUTES="${CHAOS_SOAK_MINUTES:-30}"
+CHAOS_SOAK_RATE="${CHAOS_SOAK_RATE:-1000}"
+CHAOS_SOAK=0
 
 PG_PORT="${CHAOS_PG_PORT:-15432}"
 PG_CLUSTER=idem-chaos
 REDIS_PORT="${CHAOS_REDIS_PORT:-16379}"
 PG_PROXY_PORT="${CHAOS_PG_PROXY_PORT:-15433}"
+ISSUER_PORT="${CHAOS_ISSUER_PORT:-18090}"
 REDIS_PROXY_PORT="${CHAOS_REDIS_PROXY_PORT:-16380}"
 REDIS_DIR="$STATE/redis"
 KAFKA_PORT="${CHAOS_KAFKA_PORT:-19092}"
@@ -155,6 +166,17 @@ proxy_stop() {
   rm -f "$(proxy_pid_file "$1")"
 }
 
+issuer_start() {
+  port_open "$ISSUER_PORT" && die "issuer: $HOST:$ISSUER_PORT is taken"
+  (
+    # shellcheck disable=SC2016
+    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(proxy_pid_file issuer)" \
+      "$JAVA" -Xmx256m -jar "$ROOT/bench/target/idem-bench.jar" issuer --port "$ISSUER_PORT" --delay-ms 300 \
+      </dev/null >>"$STATE/issuer.log" 2>&1 9>&- &
+  )
+  wait_for 20 port_open "$ISSUER_PORT" || die "issuer: not listening on $HOST:$ISSUER_PORT"
+}
+
 # proxy_mode NAME MODE...: pass, delay <ms> or blackhole (bench's FaultProxy)
 proxy_mode() {
   local name=$1
@@ -185,8 +207,20 @@ instance_ready() {
 # monotonic clock stays true, which the JVM's timers need). $STATE/instance-NAME.skew says so.
 instance_start() {
   local name=$1 skew=${2:-} port=${INSTANCE_PORTS[$1]} log_file="$STATE/instance-$1.log" i
-  local clock=()
+  local clock=() issuer=()
   rm -f "$STATE/instance-$name.skew"
+  # two-phase grants through the suite's issuer while $STATE/two-phase exists (freeze-two-phase)
+  if [[ -f $STATE/two-phase ]]; then
+    issuer=(IDEM_CAMPAIGN_PAID_COUPON_ISSUER=external IDEM_COUPON_ISSUER_URL="http://$HOST:$ISSUER_PORT/coupons")
+  fi
+  # the soak archives as it goes: records and published events past 5 minutes, every minute
+  # (every TTL shorter than the retention, as the service requires)
+  local jvm=(-Xmx512m)
+  if ((CHAOS_SOAK)); then
+    jvm+=(-Didem.dedup.retention=5m -Didem.key.retention=2m -Didem.pipeline.redis-ttl=2m
+      -Didem.pipeline.scopes.payment-callback.redis-ttl=2m -Didem.archive.interval=1m
+      -Didem.archive.outbox-retention=5m -Didem.reconciliation.interval=30s)
+  fi
   if [[ -n $skew ]]; then
     # the library itself, preloaded: the faketime command forks, and the pid file must name the JVM
     local lib
@@ -211,7 +245,8 @@ instance_start() {
       IDEM_CALLBACK_SECRET="$SECRET" \
       IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
       IDEM_RECONCILIATION_GRACE=15s \
-      "${clock[@]}" "$JAVA" -Xmx512m -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
+      "${issuer[@]}" \
+      "${clock[@]}" "$JAVA" "${jvm[@]}" -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
   )
   for ((i = 0; i < 240; i++)); do
     if instance_ready "$name"; then
@@ -237,7 +272,7 @@ instance_stop() {
 fault() {
   local name=$1 pid
   case $name in
-    none) ;;
+    none | soak) ;;
     redis-flush)
       log "fault: FLUSHALL"
       redis-cli -h "$HOST" -p "$REDIS_PORT" flushall >/dev/null
@@ -297,6 +332,14 @@ fault() {
       kill -CONT "$pid"
       log "fault: instance b continued"
       ;;
+    freeze-two-phase)
+      pid="$(instance_pid b)" || die "fault: instance b is not running"
+      log "fault: SIGSTOP to instance b (pid $pid), which grants in two-phase mode, for $CHAOS_FREEZE_SECONDS s"
+      kill -STOP "$pid"
+      sleep "$CHAOS_FREEZE_SECONDS"
+      kill -CONT "$pid"
+      log "fault: instance b continued"
+      ;;
     postgres-down-long)
       log "fault: stopping PostgreSQL for $CHAOS_LONG_DOWN s"
       pg_ctl_chaos stop -m fast
@@ -326,6 +369,8 @@ down() {
   for name in "${!INSTANCE_PORTS[@]}"; do instance_stop "$name"; done
   proxy_stop pg
   proxy_stop redis
+  proxy_stop issuer
+  rm -f "$STATE/two-phase"
   if pid="$(kafka_our_pid)"; then stop_pid "$pid" 60 "kafka broker"; fi
   rm -f "$KAFKA_PID"
   if pid="$(redis_our_pid)"; then stop_pid "$pid" 20 "redis"; fi
@@ -361,6 +406,7 @@ suite() {
   redis_spawn 8>&-
   proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
   proxy_start redis "$REDIS_PROXY_PORT" "$REDIS_PORT" 8>&-
+  issuer_start 8>&-
   port_open "$KAFKA_PORT" && die "kafka: $HOST:$KAFKA_PORT is taken by a server this suite did not start"
   rm -rf "$KAFKA_DIR"
   kafka_start 8>&-
@@ -376,14 +422,40 @@ suite() {
     if ! instance_pid a >/dev/null || ! instance_pid b >/dev/null; then
       die "an instance is not running before $fault"
     fi
-    local extra=()
+    local extra=() orders=$CHAOS_ORDERS rate=$CHAOS_RATE
+    if [[ $fault == soak ]]; then
+      rate=$CHAOS_SOAK_RATE
+      orders=$((CHAOS_SOAK_RATE * CHAOS_SOAK_MINUTES * 60 / CHAOS_DELIVERIES))
+      extra=(--pid-files "$(instance_pid_file a),$(instance_pid_file b)" --at 1.1)
+    fi
     [[ $fault == postgres-down-long ]] && extra=(--give-up 420 --kafka-during-fault true --settle 240)
+    if [[ $fault == freeze-two-phase ]]; then
+      # both instances grant through the external issuer for this storm
+      : >"$STATE/two-phase"
+      instance_stop a 8>&-
+      instance_stop b 8>&-
+      instance_start a 8>&-
+      instance_start b 8>&-
+      extra=(--settle 180)
+    fi
     CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$HOST:$KAFKA_PORT" \
       BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
       "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \
-      --orders "$CHAOS_ORDERS" --deliveries "$CHAOS_DELIVERIES" --rate "$CHAOS_RATE" --at "$CHAOS_AT" \
+      --orders "$orders" --deliveries "$CHAOS_DELIVERIES" --rate "$rate" --at "$CHAOS_AT" \
       --grace "$CHAOS_GRACE" --command "bash $ROOT/scripts/chaos.sh fault $fault" "${extra[@]}" \
       --out "$out/$fault.json" 8>&- | tee -a "$out/table.txt" || rc=1
+    if [[ $fault == freeze-two-phase ]]; then
+      log "two-phase: $(curl -fsS --max-time 5 "http://$HOST:$ISSUER_PORT/stats" || echo 'issuer unreachable'); takeovers: $(
+        for name in a b; do
+          curl -fsS --max-time 5 "http://$HOST:${INSTANCE_PORTS[$name]}/q/metrics" 2>/dev/null |
+            awk -v n="$name" '/^idem_dedup_takeovers_total/ { s += $NF } END { printf "%s %d ", n, s }'
+        done)"
+      rm -f "$STATE/two-phase"
+      instance_stop a 8>&-
+      instance_stop b 8>&-
+      instance_start a 8>&-
+      instance_start b 8>&-
+    fi
     # a fault leaves no instance behind it changed: the skewed clock goes back to the true one
     if [[ -f $STATE/instance-b.skew ]]; then
       instance_stop b 8>&-
@@ -400,6 +472,11 @@ suite() {
 
 case "${1:-run}" in
   run) suite ;;
+  soak)
+    CHAOS_SOAK=1
+    CHAOS_FAULTS=soak
+    suite
+    ;;
   fault) fault "${2:?fault name}" ;;
   down) down ;;
   *)

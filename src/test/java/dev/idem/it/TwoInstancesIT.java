@@ -314,6 +314,57 @@ class TwoInstancesIT {
                 committedAfter, DOWNTIME_ORDERS, DOWNTIME_COPIES, consumedByRestarted, seconds(started));
     }
 
+    // Test 3: one instance frozen (SIGSTOP) while a stream of grants is consumed, then continued
+
+    /** Past the consumers' session timeout (10 s), so that the group takes the frozen one's partitions away. */
+    static final Duration FROZEN = Duration.ofSeconds(15);
+
+    @Test
+    @Order(3)
+    @DisplayName("an instance frozen mid-stream and continued loses and doubles nothing")
+    void anInstanceFrozenMidStreamAndContinuedLosesAndDoublesNothing() throws Exception {
+        String run = "it-frozen-" + UUID.randomUUID();
+        List<JsonObject> grants = IntStream.range(0, GRANTS_COUNT)
+                .mapToObj(i -> grant(run + "-" + i, run + "-u" + i % GRANT_USERS)).toList();
+        long started = System.nanoTime();
+        CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> produceTwice(grants, STREAM));
+
+        long atFreeze = awaitCoupons(run, GRANTS_COUNT / 4);
+        signal("STOP", b.pid());
+        long frozenAt = System.nanoTime();
+        // the other one serves meanwhile, and takes the frozen one's partitions over
+        List<Placed> frozenOrders = createOrders(run + "-frozen", DOWNTIME_ORDERS, 3, List.of(a));
+        deliverCallbacks(frozenOrders, DOWNTIME_COPIES, List.of(a), null)
+                .forEach((orderId, n) -> assertEquals(1, n, "first deliveries answered for order " + orderId));
+        pauseUntil(frozenAt + FROZEN.toNanos());
+        signal("CONT", b.pid());
+
+        // what the frozen one had in hand when it stopped must not count twice once it goes on
+        stream.get(STREAM.toSeconds() + 120, TimeUnit.SECONDS);
+        Map<TopicPartition, Long> produced = groups.endOffsets(GRANTS);
+        awaitCoupons(run, GRANTS_COUNT);
+        assertExactlyOneCouponPerGrant(run, grants);
+        assertNoneDeadLettered(GRANTS + "-dlq", grants.stream().map(TwoInstancesIT::bizKey).collect(Collectors.toSet()));
+        assertPaidExactlyOnce(frozenOrders);
+        awaitOneCouponPerOrder(frozenOrders);
+        awaitGroupPast(GRANTS_GROUP, produced);
+        // and it serves again
+        List<Placed> after = createOrders(run + "-after", 20, 2, List.of(b));
+        deliverCallbacks(after, 3, List.of(a, b), null);
+        assertPaidExactlyOnce(after);
+
+        System.out.printf("[TwoInstancesIT] freeze: %d grants x2 records; instance-b frozen at %d/%d coupons for %d s,"
+                        + " %d orders x %d callbacks served by instance-a alone meanwhile, all coupons exact; %.1f s%n",
+                GRANTS_COUNT, atFreeze, GRANTS_COUNT, FROZEN.toSeconds(), DOWNTIME_ORDERS, DOWNTIME_COPIES,
+                seconds(started));
+    }
+
+    /** {@code kill -<name> pid}: STOP freezes a process as a stuck host would, CONT lets it go on. */
+    static void signal(String name, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + name + " " + pid);
+    }
+
     static JsonObject grant(String bizKey, String userId) {
         return new JsonObject().put("bizKey", bizKey).put("userId", userId).put("templateId", "IT").putNull("orderId");
     }

@@ -31,7 +31,7 @@ public final class Bench {
 
     public static void main(String[] argv) throws Exception {
         if (argv.length == 0) {
-            System.err.println("usage: bench http|kafka|latency|compare|profile|report|chaos|proxy [--option value]...");
+            System.err.println("usage: bench http|kafka|latency|compare|profile|report|chaos|proxy|issuer [--option value]...");
             System.exit(2);
         }
         Args args = Args.parse(Arrays.copyOfRange(argv, 1, argv.length));
@@ -43,6 +43,7 @@ public final class Bench {
             case "compare" -> Compare.run(settings, args);
             case "chaos" -> Chaos.run(settings, args);
             case "proxy" -> FaultProxy.run(args);
+            case "issuer" -> Issuer.run(args);
             case "profile" -> Profile.run(args);
             case "report" -> Report.run(args);
             default -> {

@@ -48,6 +48,9 @@ import org.apache.kafka.common.TopicPartition;
  *         [--rate 400] [--concurrency 32] [--at 0.3] [--grace 10] [--settle 60] [--give-up 180]
  *         [--kafka-during-fault false] --out F
  * </pre>
+ * With {@code --pid-files F1,F2} (the instances' pid files) the storm is also a soak: every
+ * minute the instances' RSS and the latency percentiles of the deliveries answered in it are kept,
+ * and their slopes over the run reported.
  * With {@code --kafka-during-fault true}, every delivery sent over HTTP while the fault is on is
  * also produced to {@code payment-callbacks}, as a second channel that keeps bringing the same
  * payments while the service cannot apply them.
@@ -234,6 +237,9 @@ final class Chaos {
         int kafkaSent;
         int kafkaAcked;
         int kafkaFailed;
+        /** Per minute of the storm: latencies (ms, first send to SUCCESS) and the instances' RSS (MB). */
+        final Map<Integer, List<Long>> latencies = new LinkedHashMap<>();
+        final Map<Integer, List<Long>> rss = new LinkedHashMap<>();
         long faultFromMs = -1;
         long faultToMs = -1;
         int faultExit = -1;
@@ -248,6 +254,15 @@ final class Chaos {
         Future<Storm> start() {
             vertx.runOnContext(x -> {
                 vertx.setPeriodic(10, id -> tick(id));
+                if (!args.get("pid-files", "").isEmpty()) {
+                    sampleRss();
+                    vertx.setPeriodic(60_000, id -> {
+                        if (finished == deliveries.size()) {
+                            vertx.cancelTimer(id);
+                        }
+                        sampleRss();
+                    });
+                }
                 vertx.setPeriodic(1000, id -> {
                     if (finished == deliveries.size()) {
                         vertx.cancelTimer(id);
@@ -288,6 +303,8 @@ final class Chaos {
                 String body = answer.succeeded() ? answer.result().bodyAsString() : null;
                 if (answer.succeeded() && answer.result().statusCode() == 200 && body != null
                         && body.contains("\"SUCCESS\"")) {
+                    long now = System.currentTimeMillis();
+                    latencies.computeIfAbsent((int) ((now - start) / 60_000), m -> new ArrayList<>()).add(now - firstSentAt);
                     if (body.contains("\"anomaly\"")) {
                         anomalies++;
                     } else if (body.contains("\"duplicate\":true")) {
@@ -316,6 +333,24 @@ final class Chaos {
         private void settle() {
             inFlight--;
             finished++;
+        }
+
+        /** Each instance's resident memory now, in MB, under the storm's current minute. */
+        private void sampleRss() {
+            int minute = (int) ((System.currentTimeMillis() - start) / 60_000);
+            for (String file : args.get("pid-files").split(",")) {
+                try {
+                    String pid = Files.readString(Path.of(file)).trim();
+                    for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+                        if (line.startsWith("VmRSS:")) {
+                            long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                            rss.computeIfAbsent(minute, m -> new ArrayList<>()).add(kb / 1024);
+                        }
+                    }
+                } catch (Exception gone) {
+                    // an instance restarting: no sample this minute
+                }
+            }
         }
 
         /** The same payment on the Kafka channel, as {@code payment-callbacks} carries it (unsigned, trusted). */
@@ -502,7 +537,14 @@ final class Chaos {
                 storm.firsts, storm.duplicates, a.getLong("ordersPaid"), a.getLong("coupons"),
                 a.getLong("couponsWithoutPaidOrder"), a.getLong("deadLettered"), rec.getDouble("afterSeconds"),
                 pass ? "PASS" : "FAIL: " + String.join("; ", wrong));
+        JsonObject soak = soak(storm);
+        if (soak != null) {
+            line = line + String.format(" | soak %d min: p99 %s ms, slope %+.2f ms/min; RSS %s MB, slope %+.2f MB/min",
+                    soak.getJsonArray("minutes").size(), soak.getString("p99Range"), soak.getDouble("p99SlopeMsPerMin"),
+                    soak.getString("rssRange"), soak.getDouble("rssSlopeMbPerMin"));
+        }
         return new JsonObject()
+                .put("soak", soak)
                 .put("fault", fault)
                 .put("orders", orders)
                 .put("deliveriesPerOrder", perOrder)
@@ -521,6 +563,55 @@ final class Chaos {
                 .put("problems", new JsonArray(wrong))
                 .put("pass", pass)
                 .put("line", line);
+    }
+
+    /** Per-minute p50, p99 and RSS, and their least-squares slopes; null when the storm was no soak. */
+    private static JsonObject soak(Storm storm) {
+        if (storm.rss.isEmpty()) {
+            return null;
+        }
+        JsonArray minutes = new JsonArray();
+        List<double[]> p99 = new ArrayList<>();
+        List<double[]> rss = new ArrayList<>();
+        storm.latencies.forEach((minute, values) -> {
+            List<Long> sorted = new ArrayList<>(values);
+            Collections.sort(sorted);
+            long p50 = sorted.get(sorted.size() / 2);
+            long p99th = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.99) - 1));
+            List<Long> memory = storm.rss.getOrDefault(minute, List.of());
+            minutes.add(new JsonObject().put("minute", minute).put("answered", sorted.size()).put("p50Ms", p50)
+                    .put("p99Ms", p99th).put("rssMb", new JsonArray(new ArrayList<>(memory))));
+            p99.add(new double[] {minute, p99th});
+            memory.forEach(mb -> rss.add(new double[] {minute, mb}));
+        });
+        return new JsonObject()
+                .put("minutes", minutes)
+                .put("p99Range", range(p99))
+                .put("p99SlopeMsPerMin", Load.round(slope(p99), 2))
+                .put("rssRange", range(rss))
+                .put("rssSlopeMbPerMin", Load.round(slope(rss), 2));
+    }
+
+    private static String range(List<double[]> points) {
+        double min = points.stream().mapToDouble(p -> p[1]).min().orElse(0);
+        double max = points.stream().mapToDouble(p -> p[1]).max().orElse(0);
+        return String.format("%.0f–%.0f", min, max);
+    }
+
+    private static double slope(List<double[]> points) {
+        int n = points.size();
+        if (n < 2) {
+            return 0;
+        }
+        double mx = points.stream().mapToDouble(p -> p[0]).average().orElse(0);
+        double my = points.stream().mapToDouble(p -> p[1]).average().orElse(0);
+        double num = 0;
+        double den = 0;
+        for (double[] p : points) {
+            num += (p[0] - mx) * (p[1] - my);
+            den += (p[0] - mx) * (p[0] - mx);
+        }
+        return den == 0 ? 0 : num / den;
     }
 
     private static void check(List<String> wrong, boolean ok, String problem) {
