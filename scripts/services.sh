@@ -17,6 +17,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STATE="$ROOT/.idem"
+# The tests' clusters (Redis Cluster, three Kafka brokers) sit on fixed ports, so they belong to the
+# machine, not to a checkout: every clone of the project finds, reuses and restarts the same ones.
+CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
 
 HOST=127.0.0.1
 
@@ -355,7 +358,6 @@ main() {
       ;;
     kafka-cluster)
       lock
-      [[ -f $KAFKA_LIBS/.pom.sha256 ]] || kafka_libs
       (kafka_cluster_up)
       ;;
     status)

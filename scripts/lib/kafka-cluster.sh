@@ -2,13 +2,14 @@
 # A three-broker KRaft Kafka cluster of the project's own on loopback, for the tests that run idem
 # against replicated topics: every node broker and controller, brokers on KAFKA_CLUSTER_PORTS,
 # controllers on KAFKA_CLUSTER_CONTROLLER_PORTS, its topics with replication factor 3 and
-# min.insync.replicas 2. Node n lives in $KAFKA_CLUSTER_DIR/<n>/ (props, log, pid, data); a node
-# that is down is started again on its data by `kafka_cluster_up`. The caller defines what
-# scripts/lib/kafka.sh needs but the broker's place, which this sets per node.
+# min.insync.replicas 2. Node n lives in $KAFKA_CLUSTER_DIR/<n>/ (props, log, pid, data), the jars
+# it runs in $KAFKA_CLUSTER_DIR/libs (a copy: the cluster outlives the checkout that started it); a
+# node that is down is started again on its data by `kafka_cluster_up`. The caller defines what
+# scripts/lib/kafka.sh needs but the broker's place, which this sets per node, and CLUSTER_STATE.
 
 KAFKA_CLUSTER_PORTS=(29092 29093 29094)
 KAFKA_CLUSTER_CONTROLLER_PORTS=(29192 29193 29194)
-KAFKA_CLUSTER_DIR="$STATE/kafka-cluster"
+KAFKA_CLUSTER_DIR="$CLUSTER_STATE/kafka-cluster"
 
 kafka_cluster_voters() {
   local n voters=()
@@ -32,12 +33,26 @@ kafka_cluster_node() {
   KAFKA_REPLICATION=3
   KAFKA_MIN_ISR=2
   KAFKA_HEAP=384m
+  KAFKA_LIBS="$KAFKA_CLUSTER_DIR/libs"
   kafka_paths
+}
+
+# The project's Kafka jars copied beside the cluster, again when they change.
+kafka_cluster_libs() {
+  local ours="$ROOT/.idem/kafka/libs"
+  [[ -f $ours/.pom.sha256 ]] || kafka_libs
+  if ! cmp -s "$ours/.pom.sha256" "$KAFKA_CLUSTER_DIR/libs/.pom.sha256"; then
+    rm -rf "$KAFKA_CLUSTER_DIR/libs.tmp"
+    cp -a "$ours" "$KAFKA_CLUSTER_DIR/libs.tmp"
+    rm -rf "$KAFKA_CLUSTER_DIR/libs"
+    mv "$KAFKA_CLUSTER_DIR/libs.tmp" "$KAFKA_CLUSTER_DIR/libs"
+  fi
 }
 
 kafka_cluster_up() {
   local n pids=() started=()
   mkdir -p "$KAFKA_CLUSTER_DIR"
+  kafka_cluster_libs
   [[ -s $KAFKA_CLUSTER_DIR/cluster-id ]] || kafka_cluster_id >"$KAFKA_CLUSTER_DIR/cluster-id"
   KAFKA_CLUSTER_ID="$(cat "$KAFKA_CLUSTER_DIR/cluster-id")"
   for n in 1 2 3; do

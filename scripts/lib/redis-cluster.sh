@@ -3,10 +3,10 @@
 # three masters and a replica of each (Debian's redis-server in cluster mode), nodes on
 # REDIS_CLUSTER_PORTS, each with its redis.conf and cluster state in $REDIS_CLUSTER_DIR/<port>/,
 # nothing else on disk. A node is (re)started with `redis-server <its dir>/redis.conf`.
-# The caller defines log, die, HOST and STATE (scripts/services.sh).
+# The caller defines log, die, HOST and CLUSTER_STATE (scripts/services.sh).
 
 REDIS_CLUSTER_PORTS=(7001 7002 7003 7004 7005 7006)
-REDIS_CLUSTER_DIR="$STATE/redis-cluster"
+REDIS_CLUSTER_DIR="$CLUSTER_STATE/redis-cluster"
 
 redis_cluster_state() {
   timeout 5 redis-cli -h "$HOST" -p "$1" cluster info 2>/dev/null </dev/null |

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
@@ -14,12 +15,14 @@ import org.awaitility.Awaitility;
 /**
  * The tests' Redis Cluster, as {@code ./idem services redis-cluster} runs it: three masters and a
  * replica each on 127.0.0.1:7001-7006, every node with its own redis.conf and pid file in
- * {@code .idem/redis-cluster/<port>/}. Operated as an operator would: redis-cli, signals.
+ * {@code ~/.cache/idem/redis-cluster/<port>/} ({@code IDEM_CLUSTER_STATE} moves it). Operated as an operator would: redis-cli, signals.
  */
 public final class RedisCluster {
 
     public static final List<Integer> PORTS = List.of(7001, 7002, 7003, 7004, 7005, 7006);
-    private static final Path DIR = Path.of(System.getProperty("basedir", "."), ".idem", "redis-cluster");
+    /** Where {@code ./idem services redis-cluster} keeps the nodes: the machine's, not a checkout's. */
+    private static final Path DIR = Path.of(Optional.ofNullable(System.getenv("IDEM_CLUSTER_STATE"))
+            .orElse(System.getProperty("user.home") + "/.cache/idem"), "redis-cluster");
 
     private RedisCluster() {}
 
