@@ -6,6 +6,13 @@ import java.time.Duration;
 
 @ConfigMapping(prefix = "idem.archive")
 public interface ArchiveConfig {
+    /**
+     * How often published outbox events, and (through {@code idem.pipeline.archive.interval}) dedup
+     * records, are archived. Declared here so that the key maps however it is set.
+     */
+    @WithDefault("10m")
+    Duration interval();
+
     /** Rows moved per statement: small enough that no lock is held for long. */
     @WithDefault("500")
     int batchSize();
