@@ -134,7 +134,9 @@ final class Chaos {
         Map<String, List<Ops.Order>> byUser = createOrders(orders);
 
         List<Delivery> deliveries = storm(byUser, perOrder);
-        Storm storm = await(new Storm(deliveries).start());
+        // the storm lasts deliveries ÷ rate, a soak half an hour: wait that long and ten minutes more
+        long stormMinutes = (long) (deliveries.size() / args.number("rate", 400) / 60) + 10;
+        Storm storm = await(new Storm(deliveries).start(), stormMinutes);
         Progress.done(String.format("%s: storm over in %.1f s, %d answers not SUCCESS, %d lost", fault,
                 storm.elapsedMs / 1000.0, storm.misses.size(), storm.lost));
 
@@ -621,8 +623,12 @@ final class Chaos {
     }
 
     private static <T> T await(Future<T> future) {
+        return await(future, 10);
+    }
+
+    private static <T> T await(Future<T> future, long minutes) {
         try {
-            return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.MINUTES);
+            return future.toCompletionStage().toCompletableFuture().get(minutes, TimeUnit.MINUTES);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
