@@ -29,15 +29,26 @@
 #   postgres-down-long  PostgreSQL stopped for $CHAOS_LONG_DOWN (180) s while every delivery also
 #                     arrives on payment-callbacks (deliveries retried up to 7 min)
 #   clock-skew        instance b restarted with its clock $CHAOS_SKEW (+120 s) off (libfaketime),
-#                     and restarted on the true time after the storm
+#                     serving so for $CHAOS_SKEW_SECONDS (60) s, then restarted on the true time
 #   freeze-two-phase  both instances grant through an external coupon issuer (bench's `issuer`,
 #                     :$CHAOS_ISSUER_PORT, 300 ms an answer) in two-phase mode, and b is frozen for
 #                     $CHAOS_FREEZE_SECONDS s while it holds leases (30 s): the other takes its records
 #                     over, and b's stale confirmations, once it goes on, are fenced by the lease
+#
+# `./idem chaos cluster` runs the storms against replicated engines instead: a Redis Cluster of the
+# suite's own (three masters and a replica each, 127.0.0.1:7101-7106,
+# quarkus.redis.client-type=cluster) and three KRaft brokers (39092-39094, topics with replication
+# factor 3 and min.insync.replicas 2), with the faults in $CHAOS_CLUSTER_FAULTS:
+#   none              the control run on these engines
+#   redis-master-kill a master killed with SIGKILL: its replica is promoted (writes it had not
+#                     replicated are lost), then the node is started again and rejoins as a replica
+#   kafka-broker-kill the broker that is the active controller killed with SIGKILL, started again
+#                     on its data $CHAOS_DOWN s later
 # It prints one line per fault; results go to target/chaos/<run>/ (one JSON per fault, table.txt).
 # Exit status 1 when a run's accounts are not exact.
 #
 #   ./idem chaos                 the whole suite
+#   ./idem chaos cluster         the suite on a Redis Cluster and three Kafka brokers
 #   ./idem chaos soak            one storm of $CHAOS_SOAK_MINUTES (30) min at $CHAOS_SOAK_RATE (1000)
 #                                deliveries/s, archiving every minute (retention 5 min) and
 #                                reconciliation running: latency and RSS per minute, and their slopes
@@ -55,7 +66,10 @@ STATE="$ROOT/.idem/chaos"
 SECRET=chaos-callback-secret
 ADMIN_TOKEN=chaos-admin-token
 
-CHAOS_FAULTS="${CHAOS_FAULTS:-none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance freeze-two-phase postgres-down-long clock-skew}"
+CHAOS_SINGLE_FAULTS="none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance freeze-two-phase postgres-down-long clock-skew"
+CHAOS_CLUSTER_FAULTS="${CHAOS_CLUSTER_FAULTS:-none redis-master-kill kafka-broker-kill}"
+# single (one Redis, one broker) or cluster; exported, so that a fault's own process knows it
+export CHAOS_ENGINES="${CHAOS_ENGINES:-single}"
 CHAOS_ORDERS="${CHAOS_ORDERS:-10000}"
 CHAOS_DELIVERIES="${CHAOS_DELIVERIES:-6}"
 CHAOS_RATE="${CHAOS_RATE:-400}"
@@ -68,6 +82,7 @@ CHAOS_FAULT_SECONDS="${CHAOS_FAULT_SECONDS:-20}"
 CHAOS_FREEZE_SECONDS="${CHAOS_FREEZE_SECONDS:-45}"
 CHAOS_LONG_DOWN="${CHAOS_LONG_DOWN:-180}"
 CHAOS_SKEW="${CHAOS_SKEW:-+120s}"
+CHAOS_SKEW_SECONDS="${CHAOS_SKEW_SECONDS:-60}"
 CHAOS_SOAK_MINUTES="${CHAOS_SOAK_MINUTES:-30}"
 CHAOS_SOAK_RATE="${CHAOS_SOAK_RATE:-1000}"
 CHAOS_SOAK=0
@@ -92,6 +107,16 @@ APP="$STATE/app"
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh
 source "$ROOT/scripts/lib/kafka.sh"
+CLUSTER_STATE="$STATE"
+# shellcheck source=scripts/lib/redis-cluster.sh
+source "$ROOT/scripts/lib/redis-cluster.sh"
+# shellcheck source=scripts/lib/kafka-cluster.sh
+source "$ROOT/scripts/lib/kafka-cluster.sh"
+# the suite's own clusters, apart from the tests' (7001-7006, whose cluster buses take 17001-17006,
+# and 29092-29094)
+REDIS_CLUSTER_PORTS=(7101 7102 7103 7104 7105 7106)
+KAFKA_CLUSTER_PORTS=(39092 39093 39094)
+KAFKA_CLUSTER_CONTROLLER_PORTS=(39192 39193 39194)
 
 # ------------------------------------------------------------------------------ PostgreSQL
 
@@ -232,6 +257,12 @@ instance_start() {
     clock=(env LD_PRELOAD="$lib" FAKETIME="$skew" FAKETIME_DONT_FAKE_MONOTONIC=1)
     printf '%s\n' "$skew" >"$STATE/instance-$name.skew"
   fi
+  # the engines: through the relays, or the clusters directly (a relay would hide their topology)
+  local engines=(QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PROXY_PORT" KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT")
+  if [[ $CHAOS_ENGINES == cluster ]]; then
+    engines=(QUARKUS_REDIS_CLIENT_TYPE=cluster QUARKUS_REDIS_HOSTS="$(redis_cluster_hosts)"
+      KAFKA_BOOTSTRAP_SERVERS="$(kafka_cluster_bootstrap)")
+  fi
   port_open "$port" && die "instance $name: $HOST:$port is taken"
   log "instance $name: starting on $HOST:$port${skew:+ with its clock $skew off} (log ${log_file#"$ROOT/"})"
   (
@@ -240,8 +271,7 @@ instance_start() {
       env -u QUARKUS_PROFILE \
       QUARKUS_HTTP_PORT="$port" \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PROXY_PORT/idem" \
-      QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PROXY_PORT" \
-      KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT" \
+      "${engines[@]}" \
       IDEM_CALLBACK_SECRET="$SECRET" \
       IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
       IDEM_RECONCILIATION_GRACE=15s \
@@ -357,6 +387,40 @@ fault() {
       stop_pid "$pid" 30 "instance b"
       rm -f "$(instance_pid_file b)"
       instance_start b "$CHAOS_SKEW"
+      sleep "$CHAOS_SKEW_SECONDS"
+      # the fault ends with the skew: what b answers afterwards is judged like any other answer
+      log "fault: instance b restarted on the true time"
+      instance_stop b
+      instance_start b
+      ;;
+    redis-master-kill)
+      local port
+      port="$(redis_cluster_masters "${REDIS_CLUSTER_PORTS[0]}" | head -n 1)"
+      [[ -n $port ]] && pid="$(redis_cluster_node_pid "$port")" || die "fault: no Redis master of ours to kill"
+      log "fault: SIGKILL to the Redis master on :$port (pid $pid)"
+      kill -KILL "$pid"
+      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      local survivor=${REDIS_CLUSTER_PORTS[0]}
+      [[ $survivor == "$port" ]] && survivor=${REDIS_CLUSTER_PORTS[1]}
+      wait_for 60 redis_cluster_serving "$survivor" || die "fault: no replica promoted within 60 s"
+      log "fault: a replica took over the slots of :$port"
+      redis_cluster_node_start "$port"
+      wait_for 60 redis_cluster_ok || die "fault: node :$port did not rejoin within 60 s"
+      log "fault: node :$port back, as a replica"
+      ;;
+    kafka-broker-kill)
+      local node
+      node="$(kafka_tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-server "$(kafka_cluster_bootstrap)" \
+        describe --status 2>/dev/null | awk '$1 == "LeaderId:" { print $2 }')"
+      [[ $node =~ ^[123]$ ]] || node=1
+      kafka_cluster_node "$node"
+      pid="$(kafka_our_pid)" || die "fault: broker $node is not running"
+      log "fault: SIGKILL to Kafka broker $node, the active controller (pid $pid), for $CHAOS_DOWN s"
+      kill -KILL "$pid"
+      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      sleep "$CHAOS_DOWN"
+      kafka_start
+      log "fault: Kafka broker $node back"
       ;;
     *) die "unknown fault $name" ;;
   esac
@@ -375,6 +439,8 @@ down() {
   rm -f "$KAFKA_PID"
   if pid="$(redis_our_pid)"; then stop_pid "$pid" 20 "redis"; fi
   rm -f "$REDIS_DIR/started-by-idem"
+  redis_cluster_down
+  (kafka_cluster_down) # in a subshell: it points kafka.sh's variables at each node in turn
   pg_chaos_drop
 }
 
@@ -402,15 +468,23 @@ suite() {
   down 8>&-
   pg_chaos_up 8>&-
   port_open "$REDIS_PORT" && die "redis: $HOST:$REDIS_PORT is taken by a server this suite did not start"
-  log "redis: starting on $HOST:$REDIS_PORT"
-  redis_spawn 8>&-
   proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
-  proxy_start redis "$REDIS_PROXY_PORT" "$REDIS_PORT" 8>&-
   issuer_start 8>&-
-  port_open "$KAFKA_PORT" && die "kafka: $HOST:$KAFKA_PORT is taken by a server this suite did not start"
-  rm -rf "$KAFKA_DIR"
-  kafka_start 8>&-
-  kafka_topics 8>&-
+  if [[ $CHAOS_ENGINES == cluster ]]; then
+    rm -rf "$REDIS_CLUSTER_DIR" "$KAFKA_CLUSTER_DIR"
+    redis_cluster_up 8>&-
+    (kafka_cluster_up) 8>&-
+    BENCH_KAFKA="$(kafka_cluster_bootstrap)"
+  else
+    log "redis: starting on $HOST:$REDIS_PORT"
+    redis_spawn 8>&-
+    proxy_start redis "$REDIS_PROXY_PORT" "$REDIS_PORT" 8>&-
+    port_open "$KAFKA_PORT" && die "kafka: $HOST:$KAFKA_PORT is taken by a server this suite did not start"
+    rm -rf "$KAFKA_DIR"
+    kafka_start 8>&-
+    kafka_topics 8>&-
+    BENCH_KAFKA="$HOST:$KAFKA_PORT"
+  fi
   rm -f "$STATE"/instance-*.log # a restarted instance appends to its log; a new suite starts afresh
   instance_start a 8>&-
   instance_start b 8>&-
@@ -438,7 +512,7 @@ suite() {
       instance_start b 8>&-
       extra=(--settle 180)
     fi
-    CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$HOST:$KAFKA_PORT" \
+    CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$BENCH_KAFKA" \
       BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
       "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \
       --orders "$orders" --deliveries "$CHAOS_DELIVERIES" --rate "$rate" --at "$CHAOS_AT" \
@@ -463,15 +537,23 @@ suite() {
     fi
   done
   jq -s . "$out"/*.json >"$out/results.json" 2>/dev/null || true
-  printf '\nfault suite %s: %s orders × %s deliveries per fault, two instances, round-robin\n' \
-    "$run" "$CHAOS_ORDERS" "$CHAOS_DELIVERIES"
+  printf '\nfault suite %s: %s orders × %s deliveries per fault, two instances, round-robin, %s engines\n' \
+    "$run" "$CHAOS_ORDERS" "$CHAOS_DELIVERIES" "$CHAOS_ENGINES"
   cat "$out/table.txt"
   log "results: ${out#"$ROOT/"}/ (one JSON per fault, table.txt); service logs in ${STATE#"$ROOT/"}/"
   return "$rc"
 }
 
 case "${1:-run}" in
-  run) suite ;;
+  run)
+    CHAOS_FAULTS="${CHAOS_FAULTS:-$CHAOS_SINGLE_FAULTS}"
+    suite
+    ;;
+  cluster)
+    CHAOS_ENGINES=cluster
+    CHAOS_FAULTS="${CHAOS_FAULTS:-$CHAOS_CLUSTER_FAULTS}"
+    suite
+    ;;
   soak)
     CHAOS_SOAK=1
     CHAOS_FAULTS=soak
@@ -480,7 +562,7 @@ case "${1:-run}" in
   fault) fault "${2:?fault name}" ;;
   down) down ;;
   *)
-    echo "usage: scripts/chaos.sh [run|down|fault NAME]" >&2
+    echo "usage: scripts/chaos.sh [run|cluster|soak|down|fault NAME]" >&2
     exit 2
     ;;
 esac

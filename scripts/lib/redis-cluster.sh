@@ -13,15 +13,31 @@ redis_cluster_state() {
     tr -d '\r' | awk -F: '$1 == "cluster_state" { print $2 }'
 }
 
+# The ports of the masters that own slots and are not failing, as node PORT sees them.
+redis_cluster_masters() {
+  timeout 5 redis-cli -h "$HOST" -p "$1" cluster nodes 2>/dev/null </dev/null |
+    awk '$3 ~ /master/ && $3 !~ /fail/ && NF > 8 { split($2, a, "[:@]"); print a[2] }'
+}
+
+# Node PORT says the cluster is ok and sees three masters that own slots.
+redis_cluster_serving() {
+  [[ "$(redis_cluster_state "$1")" == ok && "$(redis_cluster_masters "$1" | wc -l)" -eq 3 ]]
+}
+
 # ok on every node, with three masters that own slots
 redis_cluster_ok() {
-  local port masters
+  local port
   for port in "${REDIS_CLUSTER_PORTS[@]}"; do
     [[ "$(redis_cluster_state "$port")" == ok ]] || return 1
   done
-  masters="$(timeout 5 redis-cli -h "$HOST" -p "${REDIS_CLUSTER_PORTS[0]}" cluster nodes 2>/dev/null </dev/null |
-    awk '$3 ~ /master/ && $3 !~ /fail/ && NF > 8' | wc -l)"
-  [[ $masters -eq 3 ]]
+  redis_cluster_serving "${REDIS_CLUSTER_PORTS[0]}"
+}
+
+# redis://host:port,... of every node, as quarkus.redis.hosts takes a cluster
+redis_cluster_hosts() {
+  local port hosts=()
+  for port in "${REDIS_CLUSTER_PORTS[@]}"; do hosts+=("redis://$HOST:$port"); done
+  (IFS=,; printf '%s\n' "${hosts[*]}")
 }
 
 redis_cluster_node_start() {

@@ -415,8 +415,16 @@ final class Chaos {
                 SELECT count(*) FROM coupons c WHERE c.user_id LIKE ? AND NOT EXISTS
                   (SELECT 1 FROM orders o WHERE c.source_key = 'paid:' || o.id AND o.status = 'PAID')"""));
         accounts.put("coupons", count(db, "SELECT count(*) FROM coupons WHERE user_id LIKE ?"));
-        accounts.put("callbackRecordsDone", count(db, """
-                SELECT count(*) FROM dedup_record WHERE scope = 'payment-callback' AND key LIKE ? AND status = 'DONE'"""));
+        // the archive counts too (the soak archives as it goes): one DONE record per order, in one
+        // of the two tables, and no key in both
+        String done = """
+                SELECT key FROM dedup_record WHERE scope = 'payment-callback' AND key LIKE ? AND status = 'DONE'
+                UNION ALL
+                SELECT key FROM dedup_record_archive WHERE scope = 'payment-callback' AND key LIKE ? AND status = 'DONE'""";
+        accounts.put("callbackRecordsDone", count(db, "SELECT count(*) FROM (" + done + ") r"));
+        accounts.put("callbackKeysDone", count(db, "SELECT count(DISTINCT key) FROM (" + done + ") r"));
+        accounts.put("callbackRecordsArchived", count(db, """
+                SELECT count(*) FROM dedup_record_archive WHERE scope = 'payment-callback' AND key LIKE ?"""));
         accounts.put("callbackRecordsNotDone", count(db, """
                 SELECT count(*) FROM dedup_record WHERE scope = 'payment-callback' AND key LIKE ? AND status <> 'DONE'"""));
         accounts.put("anomaliesStored", count(db, "SELECT count(*) FROM payment_anomaly WHERE trade_no LIKE ?"));
@@ -427,7 +435,9 @@ final class Chaos {
 
     private long count(Connection db, String sql) throws SQLException {
         try (PreparedStatement q = db.prepareStatement(sql)) {
-            q.setString(1, prefix + "%");
+            for (int i = 1; i <= q.getParameterMetaData().getParameterCount(); i++) {
+                q.setString(i, prefix + "%");
+            }
             try (ResultSet rs = q.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -526,7 +536,8 @@ final class Chaos {
         check(wrong, a.getLong("couponsWithoutPaidOrder") == 0, "coupons without a paid order");
         check(wrong, a.getLong("coupons") == orders && a.getLong("apiCoupons") == orders
                 && a.getLong("apiUsersWithWrongCouponCount") == 0, "coupon count is not one per order");
-        check(wrong, a.getLong("callbackRecordsDone") == orders && a.getLong("callbackRecordsNotDone") == 0,
+        check(wrong, a.getLong("callbackRecordsDone") == orders && a.getLong("callbackKeysDone") == orders
+                && a.getLong("callbackRecordsNotDone") == 0,
                 "dedup records are not one DONE per order");
         check(wrong, a.getLong("outboxUnpublished") == 0, "outbox events left unpublished");
         check(wrong, a.getLong("deadLettered") == 0, "records dead-lettered");
