@@ -299,6 +299,12 @@ instance_stop() {
 
 # ------------------------------------------------------------------------------ faults
 
+# SIGKILL, and return once the process is gone
+sigkill() {
+  kill -KILL "$1"
+  wait_for 10 bash -c "! kill -0 $1 2>/dev/null"
+}
+
 fault() {
   local name=$1 pid
   case $name in
@@ -334,8 +340,7 @@ fault() {
     kill-instance)
       pid="$(instance_pid b)" || die "fault: instance b is not running"
       log "fault: SIGKILL to instance b (pid $pid)"
-      kill -KILL "$pid"
-      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      sigkill "$pid"
       rm -f "$(instance_pid_file b)"
       instance_start b
       ;;
@@ -398,8 +403,7 @@ fault() {
       port="$(redis_cluster_masters "${REDIS_CLUSTER_PORTS[0]}" | head -n 1)"
       [[ -n $port ]] && pid="$(redis_cluster_node_pid "$port")" || die "fault: no Redis master of ours to kill"
       log "fault: SIGKILL to the Redis master on :$port (pid $pid)"
-      kill -KILL "$pid"
-      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      sigkill "$pid"
       local survivor=${REDIS_CLUSTER_PORTS[0]}
       [[ $survivor == "$port" ]] && survivor=${REDIS_CLUSTER_PORTS[1]}
       wait_for 60 redis_cluster_serving "$survivor" || die "fault: no replica promoted within 60 s"
@@ -416,8 +420,7 @@ fault() {
       kafka_cluster_node "$node"
       pid="$(kafka_our_pid)" || die "fault: broker $node is not running"
       log "fault: SIGKILL to Kafka broker $node, the active controller (pid $pid), for $CHAOS_DOWN s"
-      kill -KILL "$pid"
-      wait_for 10 bash -c "! kill -0 $pid 2>/dev/null"
+      sigkill "$pid"
       sleep "$CHAOS_DOWN"
       kafka_start
       log "fault: Kafka broker $node back"
@@ -467,7 +470,6 @@ suite() {
 
   down 8>&-
   pg_chaos_up 8>&-
-  port_open "$REDIS_PORT" && die "redis: $HOST:$REDIS_PORT is taken by a server this suite did not start"
   proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
   issuer_start 8>&-
   if [[ $CHAOS_ENGINES == cluster ]]; then
@@ -476,6 +478,7 @@ suite() {
     (kafka_cluster_up) 8>&-
     BENCH_KAFKA="$(kafka_cluster_bootstrap)"
   else
+    port_open "$REDIS_PORT" && die "redis: $HOST:$REDIS_PORT is taken by a server this suite did not start"
     log "redis: starting on $HOST:$REDIS_PORT"
     redis_spawn 8>&-
     proxy_start redis "$REDIS_PROXY_PORT" "$REDIS_PORT" 8>&-
