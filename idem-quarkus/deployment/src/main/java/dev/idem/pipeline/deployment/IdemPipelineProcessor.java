@@ -52,6 +52,8 @@ class IdemPipelineProcessor {
                         PACKAGE + "StrictJson",
                         PACKAGE + "kafka.IdempotentConsumer",
                         PACKAGE + "kafka.DispositionPolicy$Default",
+                        PACKAGE + "kafka.DeadLetterTopic",
+                        PACKAGE + "kafka.DeadLetterProducer",
                         PACKAGE + "HangingRecords",
                         PACKAGE + "DedupJobs",
                         PACKAGE + "DedupArchive",

@@ -25,7 +25,8 @@ import org.jboss.logging.Logger;
  * as it takes: never skipped, never dead-lettered. What each outcome becomes is the
  * {@link DispositionPolicy}'s to say.
  *
- * <p>The channel needs {@code failure-strategy=dead-letter-queue} and {@code commit-strategy=throttled};
+ * <p>The channel needs {@code failure-strategy=idem-dead-letter} ({@link DeadLetterTopic}, with its
+ * {@code dead-letter-queue.topic}) and {@code commit-strategy=throttled};
  * since a record may be retried for as long as the database is away, set
  * {@code throttled.unprocessed-record-max-age.ms=0} too, or the channel is reported dead after a minute.
  */

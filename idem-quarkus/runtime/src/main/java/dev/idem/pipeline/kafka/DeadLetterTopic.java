@@ -1,0 +1,114 @@
+package dev.idem.pipeline.kafka;
+
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.kafka.IncomingKafkaRecord;
+import io.smallrye.reactive.messaging.kafka.KafkaConnectorIncomingConfiguration;
+import io.smallrye.reactive.messaging.kafka.KafkaConsumer;
+import io.smallrye.reactive.messaging.kafka.fault.KafkaFailureHandler;
+import io.vertx.mutiny.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.reactive.messaging.Metadata;
+import org.jboss.logging.Logger;
+
+/**
+ * The failure strategy {@value #STRATEGY}: a nacked record goes to the channel's dead-letter topic
+ * ({@code dead-letter-queue.topic}) as it came (key, value and headers) with the headers of
+ * SmallRye's own {@code dead-letter-queue} strategy ({@code dead-letter-reason}, {@code dead-letter-topic},
+ * {@code dead-letter-partition}, {@code dead-letter-offset}, ...), and is acked once the broker has it.
+ *
+ * <p>Unlike {@code dead-letter-queue}, which builds a producer channel per consumer at start-up (its
+ * configuration alone took most of a native executable's start), every channel shares one producer,
+ * made on the first dead letter. A dead letter the broker does not take is sent again with backoff,
+ * for as long as it takes: a poison record is never dropped, and its offset is not committed before.
+ * Values must be {@code byte[]} (as {@link IdempotentConsumer} reads them), keys {@code byte[]} or
+ * {@code String}.
+ */
+@ApplicationScoped
+@Identifier(DeadLetterTopic.STRATEGY)
+public class DeadLetterTopic implements KafkaFailureHandler.Factory {
+
+    /** The channel's {@code failure-strategy}. */
+    public static final String STRATEGY = "idem-dead-letter";
+
+    private static final Logger LOG = Logger.getLogger(DeadLetterTopic.class);
+    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
+    private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
+
+    private final DeadLetterProducer producer;
+
+    DeadLetterTopic(DeadLetterProducer producer) {
+        this.producer = producer;
+    }
+
+    @Override
+    public KafkaFailureHandler create(KafkaConnectorIncomingConfiguration config, Vertx vertx,
+                                      KafkaConsumer<?, ?> consumer, BiConsumer<Throwable, Boolean> reportFailure) {
+        return handlerFor(config.getChannel(),
+                config.getDeadLetterQueueTopic().orElse("dead-letter-topic-" + config.getChannel()));
+    }
+
+    KafkaFailureHandler handlerFor(String channel, String topic) {
+        return new Handler(channel, topic);
+    }
+
+    private final class Handler implements KafkaFailureHandler {
+
+        private final String channel;
+        private final String topic;
+
+        Handler(String channel, String topic) {
+            this.channel = channel;
+            this.topic = topic;
+        }
+
+        @Override
+        public <K, V> Uni<Void> handle(IncomingKafkaRecord<K, V> record, Throwable reason, Metadata metadata) {
+            ProducerRecord<byte[], byte[]> dead = deadLetter(topic, record, reason);
+            return Uni.createFrom().deferred(() -> producer.send(dead))
+                    .onFailure().invoke(failure -> LOG.warnf("%s: the dead letter of %s-%d@%d will be sent again: %s",
+                            channel, record.getTopic(), record.getPartition(), record.getOffset(), failure))
+                    .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely()
+                    .chain(() -> Uni.createFrom().completionStage(record::ack))
+                    .emitOn(record::runOnMessageContext);
+        }
+    }
+
+    /** The record as it came, with why and where from in the headers Kafka's own strategy writes. */
+    static ProducerRecord<byte[], byte[]> deadLetter(String topic, IncomingKafkaRecord<?, ?> record, Throwable reason) {
+        ProducerRecord<byte[], byte[]> dead = new ProducerRecord<>(topic, bytes(record.getKey()), bytes(record.getPayload()));
+        header(dead, "dead-letter-exception-class-name", reason.getClass().getName());
+        header(dead, "dead-letter-reason", message(reason));
+        if (reason.getCause() != null) {
+            header(dead, "dead-letter-cause-class-name", reason.getCause().getClass().getName());
+            header(dead, "dead-letter-cause", message(reason.getCause()));
+        }
+        header(dead, "dead-letter-topic", record.getTopic());
+        header(dead, "dead-letter-partition", Integer.toString(record.getPartition()));
+        header(dead, "dead-letter-offset", Long.toString(record.getOffset()));
+        record.getHeaders().forEach(dead.headers()::add);
+        return dead;
+    }
+
+    private static byte[] bytes(Object keyOrValue) {
+        if (keyOrValue == null || keyOrValue instanceof byte[]) {
+            return (byte[]) keyOrValue;
+        }
+        if (keyOrValue instanceof String text) {
+            return text.getBytes(StandardCharsets.UTF_8);
+        }
+        throw new IllegalArgumentException("a dead letter holds byte[] or String, not " + keyOrValue.getClass().getName());
+    }
+
+    private static void header(ProducerRecord<?, ?> record, String name, String value) {
+        record.headers().add(name, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String message(Throwable failure) {
+        return failure.getMessage() != null ? failure.getMessage() : failure.toString();
+    }
+}
