@@ -49,9 +49,14 @@
 #
 #   ./idem chaos                 the whole suite
 #   ./idem chaos cluster         the suite on a Redis Cluster and three Kafka brokers
-#   ./idem chaos soak            one storm of $CHAOS_SOAK_MINUTES (30) min at $CHAOS_SOAK_RATE (1000)
-#                                deliveries/s, archiving every minute (retention 5 min) and
-#                                reconciliation running: latency and RSS per minute, and their slopes
+#   ./idem chaos soak            one storm of $CHAOS_SOAK_MINUTES (30) min, deliveries at half the
+#                                first-delivery peak of the two instances, measured first
+#                                ($CHAOS_SOAK_PEAK_WARMUP, 60 s, of warm-up, then
+#                                $CHAOS_SOAK_PEAK_SECONDS, 20 s; $CHAOS_SOAK_RATE
+#                                deliveries/s instead when set), archiving every minute (retention
+#                                5 min) and reconciliation running: latency and RSS per minute, and
+#                                their slopes. No fault: the instances reach PostgreSQL and Redis
+#                                without the relays
 #   ./idem chaos down            stop what an interrupted suite left running
 set -euo pipefail
 
@@ -84,7 +89,9 @@ CHAOS_LONG_DOWN="${CHAOS_LONG_DOWN:-180}"
 CHAOS_SKEW="${CHAOS_SKEW:-+120s}"
 CHAOS_SKEW_SECONDS="${CHAOS_SKEW_SECONDS:-60}"
 CHAOS_SOAK_MINUTES="${CHAOS_SOAK_MINUTES:-30}"
-CHAOS_SOAK_RATE="${CHAOS_SOAK_RATE:-1000}"
+CHAOS_SOAK_RATE="${CHAOS_SOAK_RATE:-}"
+CHAOS_SOAK_PEAK_SECONDS="${CHAOS_SOAK_PEAK_SECONDS:-20}"
+CHAOS_SOAK_PEAK_WARMUP="${CHAOS_SOAK_PEAK_WARMUP:-60}"
 CHAOS_SOAK=0
 
 PG_PORT="${CHAOS_PG_PORT:-15432}"
@@ -257,8 +264,14 @@ instance_start() {
     clock=(env LD_PRELOAD="$lib" FAKETIME="$skew" FAKETIME_DONT_FAKE_MONOTONIC=1)
     printf '%s\n' "$skew" >"$STATE/instance-$name.skew"
   fi
-  # the engines: through the relays, or the clusters directly (a relay would hide their topology)
-  local engines=(QUARKUS_REDIS_HOSTS="redis://$HOST:$REDIS_PROXY_PORT" KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT")
+  # the engines: through the relays, or the clusters directly (a relay would hide their topology);
+  # the soak injects no fault, so it goes without relays, as a deployment would
+  local pg_port=$PG_PROXY_PORT redis_port=$REDIS_PROXY_PORT
+  if ((CHAOS_SOAK)); then
+    pg_port=$PG_PORT
+    redis_port=$REDIS_PORT
+  fi
+  local engines=(QUARKUS_REDIS_HOSTS="redis://$HOST:$redis_port" KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT")
   if [[ $CHAOS_ENGINES == cluster ]]; then
     engines=(QUARKUS_REDIS_CLIENT_TYPE=cluster QUARKUS_REDIS_HOSTS="$(redis_cluster_hosts)"
       KAFKA_BOOTSTRAP_SERVERS="$(kafka_cluster_bootstrap)")
@@ -270,7 +283,7 @@ instance_start() {
     setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(instance_pid_file "$name")" \
       env -u QUARKUS_PROFILE \
       QUARKUS_HTTP_PORT="$port" \
-      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PROXY_PORT/idem" \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$pg_port/idem" \
       "${engines[@]}" \
       IDEM_CALLBACK_SECRET="$SECRET" \
       IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
@@ -501,9 +514,15 @@ suite() {
     fi
     local extra=() orders=$CHAOS_ORDERS rate=$CHAOS_RATE
     if [[ $fault == soak ]]; then
-      rate=$CHAOS_SOAK_RATE
-      orders=$((CHAOS_SOAK_RATE * CHAOS_SOAK_MINUTES * 60 / CHAOS_DELIVERIES))
-      extra=(--pid-files "$(instance_pid_file a),$(instance_pid_file b)" --at 1.1)
+      # enough deliveries in flight that the pace, not the generator, sets the rate
+      extra=(--pid-files "$(instance_pid_file a),$(instance_pid_file b)" --at 1.1 --concurrency 512)
+      if [[ -n $CHAOS_SOAK_RATE ]]; then
+        rate=$CHAOS_SOAK_RATE
+        orders=$((CHAOS_SOAK_RATE * CHAOS_SOAK_MINUTES * 60 / CHAOS_DELIVERIES))
+      else
+        extra+=(--peak-warmup "$CHAOS_SOAK_PEAK_WARMUP" --peak-seconds "$CHAOS_SOAK_PEAK_SECONDS"
+          --minutes "$CHAOS_SOAK_MINUTES")
+      fi
     fi
     [[ $fault == postgres-down-long ]] && extra=(--give-up 420 --kafka-during-fault true --settle 240)
     if [[ $fault == freeze-two-phase ]]; then

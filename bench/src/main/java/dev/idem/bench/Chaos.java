@@ -46,11 +46,15 @@ import org.apache.kafka.common.TopicPartition;
  * <pre>
  *   chaos --fault NAME --ports P1,P2 --run RUN [--command CMD] [--orders 2000] [--deliveries 6]
  *         [--rate 400] [--concurrency 32] [--at 0.3] [--grace 10] [--settle 60] [--give-up 180]
- *         [--kafka-during-fault false] --out F
+ *         [--kafka-during-fault false] [--peak-seconds 0 --minutes 30] --out F
  * </pre>
  * With {@code --pid-files F1,F2} (the instances' pid files) the storm is also a soak: every
  * minute the instances' RSS and the latency percentiles of the deliveries answered in it are kept,
- * and their slopes over the run reported.
+ * and their slopes over the run reported. With {@code --peak-seconds N} the soak's pace is half the
+ * first-delivery peak of these instances, measured first for N seconds after {@code --peak-warmup}
+ * (20) seconds of the same load (fresh orders, one delivery each, {@code --peak-concurrency} in
+ * flight, no pause between them); the soak then lasts
+ * {@code --minutes} at that pace, {@code --orders} and {@code --rate} set by it.
  * With {@code --kafka-during-fault true}, every delivery sent over HTTP while the fault is on is
  * also produced to {@code payment-callbacks}, as a second channel that keeps bringing the same
  * payments while the service cannot apply them.
@@ -129,14 +133,23 @@ final class Chaos {
     private JsonObject runOnce() throws Exception {
         int orders = (int) args.number("orders", 2000);
         int perOrder = (int) args.number("deliveries", 6);
+        double rate = args.number("rate", 400);
+        JsonObject peak = null;
+        if (args.number("peak-seconds", 0) > 0) {
+            peak = peak((int) args.number("peak-warmup", 20), (int) args.number("peak-seconds", 0),
+                    (int) args.number("peak-concurrency", 64));
+            rate = peak.getDouble("perSecond") / 2;
+            orders = (int) Math.ceil(rate * args.number("minutes", 30) * 60 / perOrder);
+            peak.put("soakRatePerSecond", Load.round(rate, 0));
+        }
         long deadLettersBefore = deadLetters();
         Progress.say(fault + ": creating " + orders + " orders");
-        Map<String, List<Ops.Order>> byUser = createOrders(orders);
+        Map<String, List<Ops.Order>> byUser = createOrders(prefix, orders);
 
         List<Delivery> deliveries = storm(byUser, perOrder);
         // the storm lasts deliveries ÷ rate, a soak half an hour: wait that long and ten minutes more
-        long stormMinutes = (long) (deliveries.size() / args.number("rate", 400) / 60) + 10;
-        Storm storm = await(new Storm(deliveries).start(), stormMinutes);
+        long stormMinutes = (long) (deliveries.size() / rate / 60) + 10;
+        Storm storm = await(new Storm(deliveries, rate).start(), stormMinutes);
         Progress.done(String.format("%s: storm over in %.1f s, %d answers not SUCCESS, %d lost", fault,
                 storm.elapsedMs / 1000.0, storm.misses.size(), storm.lost));
 
@@ -150,12 +163,75 @@ final class Chaos {
         api(byUser, accounts);
         accounts.put("deadLettered", deadLetters() - deadLettersBefore);
         JsonObject reconciliation = reconciliation(args.number("settle", 60), settleStart);
-        return verdict(orders, perOrder, storm, accounts, reconciliation);
+        return verdict(orders, perOrder, storm, accounts, reconciliation, peak);
+    }
+
+    /**
+     * The first-delivery peak of the instances as they stand: fresh orders of their own users,
+     * one signed callback each, {@code concurrency} in flight and the next sent as one is answered,
+     * for {@code warmup} and then {@code seconds} seconds; the rate counts the answers of the
+     * second part. Their coupons are awaited before the soak begins, so that it does not start on
+     * the peak's backlog.
+     */
+    private JsonObject peak(int warmup, int seconds, int concurrency) throws Exception {
+        String peakPrefix = "chaos-" + args.get("run") + "-peak-";
+        int orders = (int) args.number("peak-orders", 100_000);
+        Progress.say(fault + ": creating " + orders + " orders for the first-delivery peak");
+        List<Delivery> firsts = storm(createOrders(peakPrefix, orders), 1);
+        Promise<long[]> measured = Promise.promise();
+        vertx.runOnContext(x -> new Object() {
+            final long start = System.currentTimeMillis();
+            final long from = start + warmup * 1_000L;
+            final long to = from + seconds * 1_000L;
+            int sent;
+            int inFlight;
+            long counted;
+            long notSuccess;
+
+            void fill() {
+                while (inFlight < concurrency && sent < firsts.size() && System.currentTimeMillis() < to) {
+                    Delivery delivery = firsts.get(sent++);
+                    inFlight++;
+                    ops.callback(next(), delivery.user(), delivery.order()).onComplete(answer -> {
+                        inFlight--;
+                        long now = System.currentTimeMillis();
+                        boolean ok = answer.succeeded() && answer.result().statusCode() == 200;
+                        if (now >= from && now <= to) {
+                            if (ok) {
+                                counted++;
+                            } else {
+                                notSuccess++;
+                            }
+                        }
+                        if (inFlight == 0 && (sent == firsts.size() || now >= to)) {
+                            measured.complete(new long[] {counted, Math.min(now, to) - from, notSuccess, sent});
+                        } else {
+                            fill();
+                        }
+                    });
+                }
+            }
+        }.fill());
+        long[] m = await(measured.future());
+        double perSecond = m[0] * 1000.0 / Math.max(1, m[1]);
+        Progress.done(String.format("%s: first-delivery peak %.0f/s (%d answers in %.1f s, %d not SUCCESS, %d orders used)",
+                fault, perSecond, m[0], m[1] / 1000.0, m[2], m[3]));
+        try (Connection db = Db.connect(settings)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+            while (System.nanoTime() < deadline && count(db, peakPrefix,
+                    "SELECT count(*) FROM coupons WHERE user_id LIKE ?") < m[3]) {
+                Thread.sleep(1000);
+            }
+        }
+        return new JsonObject().put("perSecond", Load.round(perSecond, 0)).put("warmupSeconds", warmup)
+                .put("seconds", seconds)
+                .put("concurrency", concurrency).put("answered", m[0]).put("notSuccess", m[2])
+                .put("exhaustedOrders", m[3] == firsts.size());
     }
 
     // ------------------------------------------------------------------------------------ orders
 
-    private Map<String, List<Ops.Order>> createOrders(int orders) {
+    private Map<String, List<Ops.Order>> createOrders(String prefix, int orders) {
         Map<String, List<Ops.Order>> byUser = new LinkedHashMap<>();
         List<Future<?>> pending = new ArrayList<>();
         for (int i = 0; i < orders; i++) {
@@ -224,7 +300,7 @@ final class Chaos {
         final List<Delivery> deliveries;
         final List<Miss> misses = new ArrayList<>();
         final int concurrency = (int) args.number("concurrency", 32);
-        final double rate = args.number("rate", 400);
+        final double rate;
         final int faultAt;
         final long start = System.currentTimeMillis();
         final Promise<Storm> done = Promise.promise();
@@ -248,8 +324,9 @@ final class Chaos {
         long elapsedMs;
         final CompletableFuture<Void> faultDone = new CompletableFuture<>();
 
-        Storm(List<Delivery> deliveries) {
+        Storm(List<Delivery> deliveries, double rate) {
             this.deliveries = deliveries;
+            this.rate = rate;
             this.faultAt = (int) (deliveries.size() * Double.parseDouble(args.get("at", "0.3")));
         }
 
@@ -434,6 +511,10 @@ final class Chaos {
     }
 
     private long count(Connection db, String sql) throws SQLException {
+        return count(db, prefix, sql);
+    }
+
+    private static long count(Connection db, String prefix, String sql) throws SQLException {
         try (PreparedStatement q = db.prepareStatement(sql)) {
             for (int i = 1; i <= q.getParameterMetaData().getParameterCount(); i++) {
                 q.setString(i, prefix + "%");
@@ -518,7 +599,7 @@ final class Chaos {
 
     // ----------------------------------------------------------------------------------- verdict
 
-    private JsonObject verdict(int orders, int perOrder, Storm storm, JsonObject a, JsonObject rec) {
+    private JsonObject verdict(int orders, int perOrder, Storm storm, JsonObject a, JsonObject rec, JsonObject peak) {
         long grace = args.number("grace", 10) * 1000;
         long faultTo = storm.faultToMs < 0 ? storm.faultFromMs : storm.faultToMs;
         List<Miss> outside = storm.misses.stream()
@@ -552,8 +633,14 @@ final class Chaos {
                 pass ? "PASS" : "FAIL: " + String.join("; ", wrong));
         JsonObject soak = soak(storm);
         if (soak != null) {
-            line = line + String.format(" | soak %d min: p99 %s ms, slope %+.2f ms/min; RSS %s MB, slope %+.2f MB/min",
-                    soak.getJsonArray("minutes").size(), soak.getString("p99Range"), soak.getDouble("p99SlopeMsPerMin"),
+            double achieved = storm.deliveries.size() * 1000.0 / Math.max(1, storm.elapsedMs);
+            soak.put("ratePerSecond", Load.round(storm.rate, 0)).put("achievedPerSecond", Load.round(achieved, 0))
+                    .put("peak", peak);
+            line = line + String.format(" | soak %d min at %.0f deliveries/s (asked %.0f%s): p99 %s ms, "
+                            + "slope %+.2f ms/min; RSS %s MB, slope %+.2f MB/min",
+                    soak.getJsonArray("minutes").size(), achieved, storm.rate,
+                    peak == null ? "" : String.format(", half the first-delivery peak %.0f/s", peak.getDouble("perSecond")),
+                    soak.getString("p99Range"), soak.getDouble("p99SlopeMsPerMin"),
                     soak.getString("rssRange"), soak.getDouble("rssSlopeMbPerMin"));
         }
         return new JsonObject()
