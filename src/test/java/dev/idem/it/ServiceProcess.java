@@ -95,6 +95,21 @@ final class ServiceProcess {
         awaitExit(Duration.ofSeconds(30));
     }
 
+    /**
+     * SIGTERM, as an orchestrator stops a pod, and how long the process took to exit; one still
+     * running after {@code grace} is killed, as the orchestrator would, and reported as having
+     * taken longer than {@code grace}.
+     */
+    Duration stop(Duration grace) {
+        long started = System.nanoTime();
+        process.destroy();
+        if (!awaitExit(grace)) {
+            kill();
+            return grace.plusNanos(1);
+        }
+        return Duration.ofNanos(System.nanoTime() - started);
+    }
+
     /** Starts it again on the same port, after a kill or a stop; the log goes to a new file. */
     ServiceProcess restart() {
         kill();

@@ -256,7 +256,7 @@ class TwoInstancesIT {
     }
 
     // ------------------------------------------------------------------------------------------
-    // Test 2: one instance killed while a stream of grants is consumed
+    // Tests 2 and 4: one instance killed, or stopped, while a stream of grants is consumed
 
     static final int GRANTS_COUNT = 480;
     static final int GRANT_USERS = 8;
@@ -269,19 +269,48 @@ class TwoInstancesIT {
     @Order(2)
     @DisplayName("an instance killed mid-stream loses and doubles nothing")
     void anInstanceKilledMidStreamLosesAndDoublesNothing() throws Exception {
-        String run = "it-" + UUID.randomUUID();
+        downMidStream("kill", "SIGKILLed", () -> {
+            long pid = b.pid();
+            b.kill();
+            assertTrue(ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "the killed process " + pid + " is gone");
+        });
+    }
+
+    /**
+     * Kubernetes allows a stopped pod 30 s before it kills it; a rolling deploy waits this out per
+     * instance. The Kafka connector's graceful close sleeps twice the poll timeout for each consumer
+     * holding partitions, one after the other: eight consumers at its default 1 s took 20-23 s.
+     */
+    static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+    @Test
+    @Order(4)
+    @DisplayName("an instance stopped mid-stream, as a rolling deploy does, leaves in time and loses and doubles nothing")
+    void anInstanceStoppedMidStreamLeavesInTimeAndLosesAndDoublesNothing() throws Exception {
+        downMidStream("stop", "stopped (SIGTERM)", () -> {
+            Duration took = b.stop(STOP_GRACE);
+            assertTrue(took.compareTo(STOP_GRACE) <= 0, "instance-b took " + took + " to stop, more than " + STOP_GRACE);
+            System.out.printf("[TwoInstancesIT] stop: instance-b exited %.1f s after SIGTERM%n", took.toMillis() / 1e3);
+        });
+    }
+
+    /**
+     * A stream of grants (each twice) while instance b is taken down by {@code takeDown} once a
+     * quarter of the coupons exist; a serves callbacks alone meanwhile, b starts again, and every
+     * grant and callback has had exactly one effect, every partition consumed again.
+     */
+    static void downMidStream(String label, String how, Runnable takeDown) throws Exception {
+        String run = "it-" + label + "-" + UUID.randomUUID();
         List<JsonObject> grants = IntStream.range(0, GRANTS_COUNT)
                 .mapToObj(i -> grant(run + "-" + i, run + "-u" + i % GRANT_USERS)).toList();
         long started = System.nanoTime();
         CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> produceTwice(grants, STREAM));
 
-        long atKill = awaitCoupons(run, GRANTS_COUNT / 4);
-        double killedAfter = seconds(started);
-        long killedAt = System.nanoTime();
-        long killedPid = b.pid();
-        b.kill();
-        assertTrue(ProcessHandle.of(killedPid).map(h -> !h.isAlive()).orElse(true),
-                "the killed process " + killedPid + " is gone");
+        long atDown = awaitCoupons(run, GRANTS_COUNT / 4);
+        double downAfter = seconds(started);
+        long downAt = System.nanoTime();
+        long downPid = b.pid();
+        takeDown.run();
 
         // the survivor keeps serving while the other one is down
         List<Placed> downtimeOrders = createOrders(run + "-down", DOWNTIME_ORDERS, 3, List.of(a));
@@ -289,7 +318,7 @@ class TwoInstancesIT {
         firsts.forEach((orderId, n) -> assertEquals(1, n, "first deliveries answered for order " + orderId));
 
         b.restart().awaitReady(READY);
-        double downFor = seconds(killedAt);
+        double downFor = seconds(downAt);
         stream.get(STREAM.toSeconds() + 120, TimeUnit.SECONDS);
         Map<TopicPartition, Long> produced = groups.endOffsets(GRANTS);
 
@@ -304,13 +333,13 @@ class TwoInstancesIT {
         double committedAfter = seconds(started);
         double consumedByRestarted = assertEveryPartitionConsumedAgain();
 
-        System.out.printf("[TwoInstancesIT] kill: %d grants x2 records over %d partitions in %d s; instance-b (pid %d)"
-                        + " SIGKILLed at %d/%d coupons after %.1f s (%.0f grants/s), down %.1f s until ready again;"
+        System.out.printf("[TwoInstancesIT] %s: %d grants x2 records over %d partitions in %d s; instance-b (pid %d)"
+                        + " %s at %d/%d coupons after %.1f s (%.0f grants/s), down %.1f s until ready again;"
                         + " all %d coupons after %.1f s (%.0f grants/s overall), every partition committed past"
                         + " the stream after %.1f s; %d orders x %d callbacks served by instance-a alone meanwhile;"
                         + " restarted instance-b handled %.0f grants; %.1f s%n",
-                GRANTS_COUNT, Kafka.PARTITIONS, STREAM.toSeconds(), killedPid, atKill, GRANTS_COUNT, killedAfter,
-                atKill / killedAfter, downFor, GRANTS_COUNT, allAfter, GRANTS_COUNT / allAfter,
+                label, GRANTS_COUNT, Kafka.PARTITIONS, STREAM.toSeconds(), downPid, how, atDown, GRANTS_COUNT,
+                downAfter, atDown / downAfter, downFor, GRANTS_COUNT, allAfter, GRANTS_COUNT / allAfter,
                 committedAfter, DOWNTIME_ORDERS, DOWNTIME_COPIES, consumedByRestarted, seconds(started));
     }
 
