@@ -1,5 +1,6 @@
 package dev.idem.pipeline.deployment;
 
+import dev.idem.pipeline.kafka.ConsumersCloseFirst;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem;
 import io.quarkus.arc.deployment.ValidationPhaseBuildItem.ValidationErrorBuildItem;
@@ -10,6 +11,7 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
+import io.quarkus.deployment.builditem.ShutdownListenerBuildItem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -70,6 +72,12 @@ class IdemPipelineProcessor {
                         PACKAGE + "ClockProducer")
                 .setUnremovable()
                 .build();
+    }
+
+    /** The Kafka channels close before the database pool, so that their last records can finish. */
+    @BuildStep
+    ShutdownListenerBuildItem consumersCloseFirst() {
+        return new ShutdownListenerBuildItem(new ConsumersCloseFirst());
     }
 
     /**
