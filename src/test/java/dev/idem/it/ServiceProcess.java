@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -96,18 +97,17 @@ final class ServiceProcess {
     }
 
     /**
-     * SIGTERM, as an orchestrator stops a pod, and how long the process took to exit; one still
-     * running after {@code grace} is killed, as the orchestrator would, and reported as having
-     * taken longer than {@code grace}.
+     * SIGTERM, as an orchestrator stops a pod: how long the process took to exit, or nothing when
+     * it was still running after {@code grace} and had to be killed, as the orchestrator would.
      */
-    Duration stop(Duration grace) {
+    Optional<Duration> stop(Duration grace) {
         long started = System.nanoTime();
         process.destroy();
         if (!awaitExit(grace)) {
             kill();
-            return grace.plusNanos(1);
+            return Optional.empty();
         }
-        return Duration.ofNanos(System.nanoTime() - started);
+        return Optional.of(Duration.ofNanos(System.nanoTime() - started));
     }
 
     /** Starts it again on the same port, after a kill or a stop; the log goes to a new file. */
