@@ -32,7 +32,7 @@ EXAMPLE_DB_NAMES=(loyalty)
 # the test suites' own databases (the test profiles point at them), made afresh by `test-dbs`
 # before every `./idem test`: a test run never meets what `./idem run`, an earlier run or a
 # migration not yet committed left behind
-TEST_DB_NAMES=(idem_test loyalty_test)
+TEST_DB_NAMES=(idem_test idem_start_test loyalty_test)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"

@@ -30,6 +30,19 @@ final class Jdbc {
         return Long.parseLong(strings(sql, params).get(0));
     }
 
+    /** Statements with no result (DDL among them), in one autocommitted batch. */
+    void execute(String... statements) {
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+             var statement = connection.createStatement()) {
+            for (String sql : statements) {
+                statement.addBatch(sql);
+            }
+            statement.executeBatch();
+        } catch (SQLException e) {
+            throw new IllegalStateException("statements failed: " + String.join("; ", statements), e);
+        }
+    }
+
     /** The first column of every row, as text. */
     List<String> strings(String sql, Object... params) {
         try (Connection connection = DriverManager.getConnection(url, user, password);

@@ -87,6 +87,24 @@ final class ServiceProcess {
         throw new AssertionError(name + " not ready within " + timeout + ":\n" + logTail());
     }
 
+    /**
+     * Polls the readiness endpoint until the process exits, failing if it ever answered 200 or was
+     * still running after {@code timeout}: the exit code of a start that must fail.
+     */
+    int awaitExitNeverReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                return process.exitValue();
+            }
+            if (readyStatus() == 200) {
+                throw new AssertionError(name + " answered ready:\n" + logTail());
+            }
+            sleep(50);
+        }
+        throw new AssertionError(name + " still running after " + timeout + ":\n" + logTail());
+    }
+
     /** SIGKILL to the process itself: no shutdown hook, no graceful close, no offset commit. */
     void kill() {
         if (process == null || !process.isAlive()) {
