@@ -19,10 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * What a started instance promises about its schema: every migration of its build applied before it
@@ -31,7 +28,6 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Each start gets an empty database of its own ({@code idem_start_test}) and leaves the shared
  * topics alone: no consumer, no relay.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MigrationAtStartIT {
 
     static final String DATABASE = "postgresql://127.0.0.1:5432/idem_start_test";
@@ -47,7 +43,6 @@ class MigrationAtStartIT {
     }
 
     @Test
-    @Order(1)
     void readyMeansEveryMigrationOfTheBuildIsApplied() throws Exception {
         emptySchema();
 
@@ -73,7 +68,6 @@ class MigrationAtStartIT {
     }
 
     @Test
-    @Order(2)
     void aMigrationThatNoLongerValidatesStopsTheStart() throws IOException {
         emptySchema();
         service = ServiceProcess.start("migration-edited", env()).awaitReady(START);
