@@ -13,8 +13,9 @@
 #      first-delivery signed callbacks, duplicate deliveries and the bare one-Redis-GET endpoint
 #      (these two in step, at the same concurrencies), each at rising concurrency until the
 #      throughput stops growing; RSS idle and under load;
-#   4b. service N, the native executable when there is one (./idem native): the same, but the
-#      bare endpoint (a production build has none), beside A: start-up, RSS, native ÷ jar;
+#   4b. service N, the native executable when there is one (./idem native): the same, beside A:
+#      start-up, RSS, native ÷ jar; the bare endpoint too when the executable is of the
+#      benchmark's build (BENCH_NATIVE below), so that the stack's own native ÷ jar stands beside;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_BENCH_COUPONS_PIPELINE=false): the same grants without the pipeline;
@@ -49,7 +50,9 @@
 #                             memory and HTTP ramps beside the jar's (when there is one), the Kafka
 #                             grants and latencies, the comparison services; a ratio whose two sides
 #                             did not both run is n/a
-#   BENCH_NATIVE              the native executable of part native (default: target/*-runner)
+#   BENCH_NATIVE              the native executable of part native (default: target/*-runner);
+#                             one of the benchmark's build, with the bare endpoint:
+#                             ./mvnw -Pbench -Dnative -DskipTests package, target/bench-service/*-runner
 #   BENCH_QUICK=1             a smoke run: unless they are set, BENCH_SECONDS=3, BENCH_WARMUP_SECONDS=2
 #                             and the comparison's warm-ups 6 s and 3 s (the figures then mean nothing)
 #   BENCH_KAFKA_WARMUP=20000, BENCH_DRAIN_TIMEOUT=180, BENCH_GRANT_TIMEOUT=240, BENCH_COUPON_WAIT=120
@@ -641,10 +644,10 @@ set_grants_aside() {
 }
 
 # The native executable (BENCH_NATIVE, else target/*-runner when ./idem native built one) as
-# service N, driven like A: its start-up, its memory idle and under load, and its HTTP ramps (a
-# production build: no bare endpoint). Skipped, with a line, when there is no executable.
+# service N, driven like A: its start-up, its memory idle and under load, and its HTTP ramps (with
+# the bare endpoint when the executable has it). Skipped, with a line, when there is no executable.
 native_part() {
-  local source
+  local source bare
   if ! source="$(native_executable "${BENCH_NATIVE:-}")"; then
     log "no native executable (./idem native builds target/*-runner; BENCH_NATIVE names another): the native part is skipped"
     return 0
@@ -654,7 +657,14 @@ native_part() {
   log "native executable: $source ($(du -m "$source" | cut -f1) MB, built $(date -u -r "$source" +%Y-%m-%dT%H:%M:%SZ))"
   start_service N --native IDEM_OUTBOX_RELAY_ENABLED=false || return 0
   idle_rss N
-  phase "native HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-n" --bare false \
+  # an executable of the benchmark's build has the bare endpoint: the stack's own native ÷ jar
+  bare=false
+  if curl -fsS -o /dev/null --max-time 2 "http://$HOST:$PORT/bench/redis-get" 2>/dev/null; then
+    bare=true
+  else
+    log "the native executable has no bare endpoint (a production build); ./mvnw -Pbench -Dnative -DskipTests package builds one that has, target/bench-service/*-runner"
+  fi
+  phase "native HTTP ramps" bench_java http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-n" --bare "$bare" \
     --out "$OUT/native-http.json" || true
   stop_service
   set_grants_aside
