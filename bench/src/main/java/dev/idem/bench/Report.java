@@ -53,6 +53,7 @@ final class Report {
                 .put("nativeOverJarDuplicates", ratio(peak(nativeHttp, "duplicates"), peak("duplicates"), 0.8))
                 // the same stack's least endpoint, natively and on the JVM: what 0.8 is to be read against
                 .put("nativeOverJarBare", ratio(peak(nativeHttp, "bare"), peak("bare"), null))
+                .put("nativeDuplicatesOverBare", ratio(peak(nativeHttp, "duplicates"), peak(nativeHttp, "bare"), null))
                 .put("peers", comparison == null ? null : Comparison.ratios(comparison))
                 .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
                 .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
@@ -183,7 +184,7 @@ final class Report {
         for (Object o : ratios.getJsonArray("duplicatesOverBareByConcurrency")) {
             JsonObject r = (JsonObject) o;
             inStep.append(inStep.length() == 0 ? "" : " · ").append("c=").append(r.getInteger("concurrency"))
-                    .append(": ").append(r.getValue("value") == null ? "n/a" : fmt(r.getDouble("value"), 2));
+                    .append(": ").append(value(r));
         }
         if (inStep.length() > 0) {
             line("");
@@ -340,7 +341,7 @@ final class Report {
     }
 
     private void ratioRow(String label, JsonObject r) {
-        line("| " + label + " | " + (r.getValue("value") == null ? "n/a" : fmt(r.getDouble("value"), 2))
+        line("| " + label + " | " + value(r)
                 + " (" + fmt(r.getDouble("numerator"), 0) + " ÷ " + fmt(r.getDouble("denominator"), 0) + ") | "
                 + (r.getValue("target") == null ? "— (a limit)" : "≥ " + fmt(r.getDouble("target"), 2)) + " |");
     }
@@ -397,13 +398,13 @@ final class Report {
                 ratios.getJsonObject("nativeOverJarDuplicates"));
         nativeRatio("bare endpoint (one Redis GET) req/s, peak", jarHttp, exeHttp, "bare",
                 ratios.getJsonObject("nativeOverJarBare"));
-        line("| duplicates ÷ bare endpoint, peaks | " + peakRatio(jarHttp, "duplicates", "bare") + " | "
-                + peakRatio(exeHttp, "duplicates", "bare") + " | |");
+        line("| duplicates ÷ bare endpoint, peaks | " + value(ratios.getJsonObject("duplicatesOverBare")) + " | "
+                + value(ratios.getJsonObject("nativeDuplicatesOverBare")) + " | |");
     }
 
-    private static String peakRatio(JsonObject http, String over, String under) {
-        Object value = ratio(peak(http, over), peak(http, under), null).getValue("value");
-        return value == null ? "n/a" : fmt(((Number) value).doubleValue(), 2);
+    /** A ratio's value to two places, or n/a when one of its sides did not run. */
+    private static String value(JsonObject ratio) {
+        return ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2);
     }
 
     private void nativeRatio(String label, JsonObject jarHttp, JsonObject exeHttp, String name, JsonObject ratio) {
@@ -412,7 +413,7 @@ final class Report {
         Double target = ratio.getDouble("target");
         line("| " + label + (target == null ? "" : " (target ≥ " + fmt(target, 2) + ")") + " | " + atPeak(jarPeak) + " | "
                 + atPeak(exePeak) + " | "
-                + (ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2)) + " |");
+                + value(ratio) + " |");
     }
 
     private static String atPeak(JsonObject peak) {
