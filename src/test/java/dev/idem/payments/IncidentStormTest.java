@@ -1,6 +1,7 @@
 package dev.idem.payments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.testing.Db;
@@ -11,7 +12,9 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The incident that started it all: one payment notified six times must pay once and grant once. */
@@ -41,6 +44,7 @@ class IncidentStormTest {
         assertOutcomesCounted(before, after);
         long byRedis = after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis"));
         assertTrue(byRedis > 0, "most duplicates stop at Redis once the first delivery committed");
+        assertLoopPoolsCarriedRedis(before, after);
     }
 
     @Test
@@ -74,6 +78,21 @@ class IncidentStormTest {
         assertTrue(duplicates >= (long) ORDERS * (COPIES - 1), "duplicates " + duplicates);
         assertEquals(duplicates, after.delta(before, "idem_pipeline_duplicates_total", CALLBACKS),
                 "every duplicate is counted by the layer that caught it");
+    }
+
+    /**
+     * The event loops' own Redis pools, which carry a request's Redis commands, are reported
+     * each under its own name, and their metrics count the storm's commands.
+     */
+    static void assertLoopPoolsCarriedRedis(Metrics before, Metrics after) {
+        Set<String> loopPools = after.tagValues("redis_pool_idle", "pool_name").stream()
+                .filter(name -> name.contains("@vert.x-eventloop-thread-"))
+                .collect(Collectors.toSet());
+        assertFalse(loopPools.isEmpty(), "pools reported: " + after.tagValues("redis_pool_idle", "pool_name"));
+        long leases = loopPools.stream()
+                .mapToLong(name -> after.delta(before, "redis_pool_usage_seconds_count", Map.of("pool_name", name)))
+                .sum();
+        assertTrue(leases >= ORDERS, "Redis commands on the loops' pools: " + leases);
     }
 
     static Map<String, String> with(String tag, String value) {

@@ -3,6 +3,10 @@ package dev.idem.testing;
 import static io.restassured.RestAssured.given;
 
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Reads counters from the Prometheus endpoint, as an operator's scraper would. */
 public final class Metrics {
@@ -31,6 +35,19 @@ public final class Metrics {
             }
         }
         return sum;
+    }
+
+    /** The values {@code tag} takes across the series of {@code name}. */
+    public Set<String> tagValues(String name, String tag) {
+        Pattern value = Pattern.compile("[{,]" + Pattern.quote(tag) + "=\"([^\"]*)\"");
+        Set<String> values = new TreeSet<>();
+        for (String line : text.split("\n")) {
+            Matcher matcher = value.matcher(line);
+            if (line.startsWith(name + "{") && matcher.find()) {
+                values.add(matcher.group(1));
+            }
+        }
+        return values;
     }
 
     public long delta(Metrics before, String name, Map<String, String> tags) {

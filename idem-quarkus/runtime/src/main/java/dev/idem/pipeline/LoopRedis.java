@@ -24,8 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * its reply read on the caller's own loop.
  *
  * <p>The clients take the options Quarkus built for its default client (hosts, database, pool
- * size, TLS, password), each with that pool to itself. Off an event loop, and on a loop until its
- * client exists, the shared client serves.
+ * size, TLS, password), each with that pool to itself, named {@code <client>@<loop thread>}. Off
+ * an event loop, and on a loop until its client exists, the shared client serves.
  */
 @ApplicationScoped
 class LoopRedis {
@@ -55,9 +55,19 @@ class LoopRedis {
             // created from the loop's root context: the client keeps the context it is made on,
             // and a request's duplicated context must not outlive the request
             VertxContext.getRootContext(context).runOnContext(ignored -> byLoop.put(thread,
-                    Redis.newInstance(io.vertx.redis.client.Redis.createClient(vertx, new RedisOptions(defaults)))));
+                    Redis.newInstance(io.vertx.redis.client.Redis.createClient(vertx, ownPool(defaults, thread)))));
         }
         return shared;
+    }
+
+    /**
+     * The default client's options with a pool named after the loop. Pool metrics are keyed by
+     * name: under the default client's name every loop's gauges would be dropped as duplicates
+     * of the first pool's, and the pools that carry the traffic would show as idle.
+     */
+    private static RedisOptions ownPool(RedisOptions defaults, Thread loop) {
+        String name = defaults.getPoolName() == null ? "redis" : defaults.getPoolName();
+        return new RedisOptions(defaults).setPoolName(name + "@" + loop.getName());
     }
 
     /** Whether the default client talks to a Redis Cluster, where a script may touch one slot only. */
