@@ -1,6 +1,7 @@
 package dev.idem.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.testing.Gateway;
@@ -11,7 +12,9 @@ import dev.idem.testing.Storm;
 import io.restassured.RestAssured;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -92,6 +95,18 @@ class TwoInstancesIT {
             closeQuietly(resource);
         }
         ServiceProcess.stopAll(a, b);
+    }
+
+    @Test
+    @Order(0)
+    @DisplayName("a start warns about nothing the configuration does on purpose")
+    void aStartWarnsAboutNothingDoneOnPurpose() throws IOException {
+        for (ServiceProcess instance : List.of(a, b)) {
+            String log = Files.readString(instance.log());
+            assertTrue(log.contains("Configured topics for channel 'coupon-grants$4'"),
+                    instance.name + " wired its consumers:\n" + instance.logTail());
+            assertFalse(log.contains("SRMSG18235"), instance.name + " warned about the unchecked record age");
+        }
     }
 
     // ------------------------------------------------------------------------------------------
