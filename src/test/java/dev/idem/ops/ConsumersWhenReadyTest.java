@@ -4,6 +4,7 @@ import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Gateway.callback;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.testing.Db;
@@ -84,7 +85,7 @@ class ConsumersWhenReadyTest {
         }
         assertEquals("PAID", db.string("SELECT status FROM orders WHERE id = $1", order));
         for (String consumer : CONSUMERS) {
-            assertTrue(!channels.getPausable(consumer).isPaused(), consumer + " consumes once the instance is ready");
+            assertFalse(channels.getPausable(consumer).isPaused(), consumer + " consumes once the instance is ready");
         }
     }
 }

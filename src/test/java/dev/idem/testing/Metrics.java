@@ -7,6 +7,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Reads counters from the Prometheus endpoint, as an operator's scraper would. */
 public final class Metrics {
@@ -23,31 +25,26 @@ public final class Metrics {
 
     /** The sum of every series of {@code name} carrying all of {@code tags}; 0 when none exists. */
     public double value(String name, Map<String, String> tags) {
-        double sum = 0;
-        for (String line : text.split("\n")) {
-            if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
-                continue;
-            }
-            boolean matches = tags.entrySet().stream()
-                    .allMatch(tag -> line.contains(tag.getKey() + "=\"" + tag.getValue() + "\""));
-            if (matches) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return series(name)
+                .filter(line -> tags.entrySet().stream()
+                        .allMatch(tag -> line.contains(tag.getKey() + "=\"" + tag.getValue() + "\"")))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /** The values {@code tag} takes across the series of {@code name}. */
     public Set<String> tagValues(String name, String tag) {
         Pattern value = Pattern.compile("[{,]" + Pattern.quote(tag) + "=\"([^\"]*)\"");
-        Set<String> values = new TreeSet<>();
-        for (String line : text.split("\n")) {
-            Matcher matcher = value.matcher(line);
-            if (line.startsWith(name + "{") && matcher.find()) {
-                values.add(matcher.group(1));
-            }
-        }
-        return values;
+        return series(name)
+                .map(value::matcher)
+                .filter(Matcher::find)
+                .map(matcher -> matcher.group(1))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The lines of {@code name}'s series, with or without tags. */
+    private Stream<String> series(String name) {
+        return text.lines().filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "));
     }
 
     public long delta(Metrics before, String name, Map<String, String> tags) {
