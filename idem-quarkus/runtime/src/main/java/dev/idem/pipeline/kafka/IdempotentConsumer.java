@@ -5,15 +5,26 @@ import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.util.concurrent.EventExecutor;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
+import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
@@ -37,25 +48,55 @@ public class IdempotentConsumer {
 
     private static final Duration FIRST_RETRY = Duration.ofMillis(200);
     private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
+    /**
+     * Records a channel holds in flight, one by one: enough for every partition to have work while
+     * one waits out a backoff. Parts of polls (a part is a poll's records of one partition): two
+     * polls of four partitions, so a consumer polls again while its last poll is applied.
+     */
+    private static final int RECORDS_IN_FLIGHT = 64;
+    private static final int PARTS_IN_FLIGHT = 8;
 
     private final StrictJson json;
     private final DispositionPolicy policy;
     private final MeterRegistry registry;
+    private final Map<String, PartitionLanes> lanes = new ConcurrentHashMap<>();
+    private final List<Executor> loops = new ArrayList<>();
 
-    IdempotentConsumer(StrictJson json, DispositionPolicy policy, MeterRegistry registry) {
+    IdempotentConsumer(StrictJson json, DispositionPolicy policy, MeterRegistry registry, Vertx vertx) {
         this.json = json;
         this.policy = policy;
         this.registry = registry;
+        // a context on each event loop in turn, for the partitions' lanes
+        VertxInternal internal = (VertxInternal) vertx;
+        for (EventExecutor ignored : internal.getEventLoopGroup()) {
+            Context loop = internal.createEventLoopContext();
+            loops.add(task -> loop.runOnContext(nothing -> task.run()));
+        }
     }
 
     /**
-     * Reads the record as {@code type}, applies it and settles it.
+     * Reads the record as {@code type}, applies it and settles it. A Kafka record is applied on its
+     * partition's lane ({@link PartitionLanes}): the answer comes once the channel may take its next
+     * record, not once this one is settled, so one consumer applies its partitions concurrently,
+     * each in order.
      *
      * @param channel names the consumer in logs and in the counters
      *                {@code idem_messaging_retries_total} and {@code idem_messaging_dead_letters_total}
      */
     public <T> Uni<Void> consume(String channel, Message<byte[]> message, Class<T> type,
                                  Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
+        Supplier<Uni<Void>> work = () -> settleOne(channel, message, type, validate, apply);
+        Optional<IncomingKafkaRecordMetadata> kafka = message.getMetadata(IncomingKafkaRecordMetadata.class);
+        if (kafka.isEmpty()) {
+            return work.get();
+        }
+        PartitionLanes lanes = lanes(channel, RECORDS_IN_FLIGHT);
+        lanes.submit(new TopicPartition(kafka.get().getTopic(), kafka.get().getPartition()), work);
+        return lanes.admission();
+    }
+
+    private <T> Uni<Void> settleOne(String channel, Message<byte[]> message, Class<T> type,
+                                    Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
         Parsed<T> parsed = json.read(message.getPayload(), type, validate);
         if (parsed instanceof Parsed.Invalid<T> invalid) {
             return poison(channel, message, invalid);
@@ -74,19 +115,39 @@ public class IdempotentConsumer {
     }
 
     /**
-     * A batch of records (one poll; {@code batch=true} on the channel). Poison is dead-lettered
-     * record by record; the rest is applied at once by {@code applyAll}, which answers one outcome
-     * per value, in order. A transient failure applies the pending records again with backoff;
-     * records in flight elsewhere are applied again on their own after a backoff. The batch is
-     * acked once every record is settled, which lets the offsets of its last records be committed.
+     * A batch of records (one poll; {@code batch=true} on the channel), split by partition, each
+     * part applied on its partition's lane ({@link PartitionLanes}): the answer comes once the
+     * channel may take its next poll, so several polls are applied at once, each partition in
+     * order. In a part, poison is dead-lettered record by record; the rest is applied at once by
+     * {@code applyAll}, which answers one outcome per value, in order. A transient failure applies
+     * the pending records again with backoff; records in flight elsewhere are applied again on
+     * their own after a backoff. A part's last record is acked once every record of the part is
+     * settled, which lets its offset be committed.
      */
     public <T> Uni<Void> consumeBatch(String channel, KafkaRecordBatch<String, byte[]> batch, Class<T> type,
                                       Function<T, Optional<String>> validate,
                                       Function<List<T>, Uni<List<Outcome>>> applyAll) {
+        Map<TopicPartition, List<KafkaRecord<String, byte[]>>> parts = new LinkedHashMap<>();
+        for (KafkaRecord<String, byte[]> record : batch.getRecords()) {
+            parts.computeIfAbsent(new TopicPartition(record.getTopic(), record.getPartition()), p -> new ArrayList<>())
+                    .add(record);
+        }
+        PartitionLanes lanes = lanes(channel, PARTS_IN_FLIGHT);
+        parts.forEach((partition, records) -> {
+            KafkaRecord<String, byte[]> last = batch.getLatestOffsetRecords().get(partition);
+            lanes.submit(partition, () -> settlePart(channel, records, type, validate, applyAll)
+                    .chain(() -> Uni.createFrom().completionStage(last::ack)));
+        });
+        return lanes.admission();
+    }
+
+    private <T> Uni<Void> settlePart(String channel, List<KafkaRecord<String, byte[]>> records, Class<T> type,
+                                     Function<T, Optional<String>> validate,
+                                     Function<List<T>, Uni<List<Outcome>>> applyAll) {
         List<Message<byte[]>> pending = new ArrayList<>();
         List<T> values = new ArrayList<>();
         List<Uni<Void>> poison = new ArrayList<>();
-        for (KafkaRecord<String, byte[]> record : batch.getRecords()) {
+        for (KafkaRecord<String, byte[]> record : records) {
             Parsed<T> parsed = json.read(record.getPayload(), type, validate);
             if (parsed instanceof Parsed.Valid<T> valid) {
                 pending.add(record);
@@ -95,9 +156,11 @@ public class IdempotentConsumer {
                 poison.add(poison(channel, record, (Parsed.Invalid<T>) parsed));
             }
         }
-        return all(poison)
-                .chain(() -> settle(channel, pending, values, applyAll, FIRST_RETRY))
-                .chain(() -> Uni.createFrom().completionStage(batch::ack));
+        return all(poison).chain(() -> settle(channel, pending, values, applyAll, FIRST_RETRY));
+    }
+
+    private PartitionLanes lanes(String channel, int limit) {
+        return lanes.computeIfAbsent(channel, c -> new PartitionLanes(limit, loops));
     }
 
     private <T> Uni<Void> settle(String channel, List<Message<byte[]>> records, List<T> values,
