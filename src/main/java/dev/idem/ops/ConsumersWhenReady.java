@@ -19,9 +19,9 @@ import org.eclipse.microprofile.config.Config;
  * unsubscribed by start-up; once the HTTP server listens the readiness checks run, and when they
  * are UP the channels subscribe and their consumers are made. Making consumers takes the two cores
  * from the rest of the start: made while the HTTP server came up, the eight there were then put the
- * first answer some 100 ms later, made as soon as it listened still 40-50 ms later. And an instance that is not
- * ready takes no partitions from those that are: while readiness is DOWN the checks run again every
- * second, the records waiting in Kafka meanwhile, nothing skipped. Quarkus fires the event
+ * first answer some 100 ms later, made as soon as it listened still 40-50 ms later. And an
+ * instance that is not ready takes no partitions from those that are: while readiness is DOWN the
+ * checks run again every second, the records waiting in Kafka meanwhile, nothing skipped. Quarkus fires the event
  * asynchronously, on a worker thread.
  */
 @ApplicationScoped
