@@ -7,7 +7,9 @@
 #   PostgreSQL  cluster idem-chaos on 127.0.0.1:$CHAOS_PG_PORT (15432), Debian's pg_createcluster
 #   Redis       127.0.0.1:$CHAOS_REDIS_PORT (16379)
 #   Kafka       127.0.0.1:$CHAOS_KAFKA_PORT (19092, controller 19093), fresh data every run
-#   idem        instances a and b, the packaged jar, on 127.0.0.1:18081 and :18082
+#   idem        instances a and b, the packaged jar, on 127.0.0.1:18081 and :18082; with
+#               CHAOS_NATIVE=<file>, that native executable instead (./idem native builds
+#               target/*-runner), run as in the image (NATIVE_OPTS)
 # and removes them all at the end (the PostgreSQL cluster is dropped). The instances reach
 # PostgreSQL and Redis through TCP relays of the suite's own (bench's `proxy`, on
 # $CHAOS_PG_PROXY_PORT 15433 and $CHAOS_REDIS_PROXY_PORT 16380) that a fault can slow down or
@@ -82,6 +84,7 @@ CHAOS_AT="${CHAOS_AT:-0.3}"
 CHAOS_DOWN="${CHAOS_DOWN:-5}"
 CHAOS_GRACE="${CHAOS_GRACE:-10}"
 CHAOS_BUILD="${CHAOS_BUILD:-1}"
+CHAOS_NATIVE="${CHAOS_NATIVE:-}"
 CHAOS_SLOW_MS="${CHAOS_SLOW_MS:-200}"
 CHAOS_FAULT_SECONDS="${CHAOS_FAULT_SECONDS:-20}"
 CHAOS_FREEZE_SECONDS="${CHAOS_FREEZE_SECONDS:-45}"
@@ -109,6 +112,7 @@ KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 declare -A INSTANCE_PORTS=([a]=18081 [b]=18082)
 APP="$STATE/app"
+NATIVE_APP="$STATE/native-runner"
 
 # shellcheck source=scripts/lib/redis.sh
 source "$ROOT/scripts/lib/redis.sh"
@@ -247,12 +251,14 @@ instance_start() {
   fi
   # the soak archives as it goes: records and published events past 5 minutes, every minute
   # (every TTL shorter than the retention, as the service requires)
-  local jvm=(-Xmx512m)
+  local props=()
   if ((CHAOS_SOAK)); then
-    jvm+=(-Didem.dedup.retention=5m -Didem.key.retention=2m -Didem.pipeline.redis-ttl=2m
+    props+=(-Didem.dedup.retention=5m -Didem.key.retention=2m -Didem.pipeline.redis-ttl=2m
       -Didem.pipeline.scopes.payment-callback.redis-ttl=2m -Didem.archive.interval=1m
       -Didem.archive.outbox-retention=5m -Didem.reconciliation.interval=30s)
   fi
+  local run=("$JAVA" -Xmx512m "${props[@]}" -jar "$APP/quarkus-run.jar")
+  [[ -z $CHAOS_NATIVE ]] || run=("$NATIVE_APP" "${NATIVE_OPTS[@]}" "${props[@]}")
   if [[ -n $skew ]]; then
     # the library itself, preloaded: the faketime command forks, and the pid file must name the JVM
     local lib
@@ -289,7 +295,7 @@ instance_start() {
       IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
       IDEM_RECONCILIATION_GRACE=15s \
       "${issuer[@]}" \
-      "${clock[@]}" "$JAVA" "${jvm[@]}" -jar "$APP/quarkus-run.jar" </dev/null >>"$log_file" 2>&1 9>&- &
+      "${clock[@]}" "${run[@]}" </dev/null >>"$log_file" 2>&1 9>&- &
   )
   for ((i = 0; i < 240; i++)); do
     if instance_ready "$name"; then
@@ -472,14 +478,21 @@ suite() {
 
   need_commands jq curl
   command -v redis-server >/dev/null 2>&1 || apt_install redis-server redis-tools
-  if [[ $CHAOS_BUILD == 1 ]]; then
+  if [[ -n $CHAOS_NATIVE ]]; then
+    local exe
+    exe="$(native_executable "$CHAOS_NATIVE")" || die "CHAOS_NATIVE=$CHAOS_NATIVE is not a native executable"
+    log "instances: the native executable $exe"
+    cp "$exe" "$NATIVE_APP"
+  elif [[ $CHAOS_BUILD == 1 ]]; then
     log "building the service and the load generator"
     install_extension 8>&-
     ./mvnw -B -q -DskipTests package 8>&-
   fi
   ./mvnw -B -q -f bench/pom.xml package 8>&-
-  rm -rf "$APP"
-  cp -a target/quarkus-app "$APP"
+  if [[ -z $CHAOS_NATIVE ]]; then
+    rm -rf "$APP"
+    cp -a target/quarkus-app "$APP"
+  fi
 
   down 8>&-
   pg_chaos_up 8>&-
