@@ -260,7 +260,7 @@ instance_start() {
   local run=("$JAVA" -Xmx512m "${props[@]}" -jar "$APP/quarkus-run.jar")
   [[ -z $CHAOS_NATIVE ]] || run=("$NATIVE_APP" "${NATIVE_OPTS[@]}" "${props[@]}")
   if [[ -n $skew ]]; then
-    # the library itself, preloaded: the faketime command forks, and the pid file must name the JVM
+    # the library itself, preloaded: the faketime command forks, and the pid file must name the service
     local lib
     lib="$(compgen -G '/usr/lib/*/faketime/libfaketime.so.1' | head -n 1 || true)"
     if [[ -z $lib ]]; then
@@ -483,16 +483,16 @@ suite() {
     exe="$(native_executable "$CHAOS_NATIVE")" || die "CHAOS_NATIVE=$CHAOS_NATIVE is not a native executable"
     log "instances: the native executable $exe"
     cp "$exe" "$NATIVE_APP"
-  elif [[ $CHAOS_BUILD == 1 ]]; then
-    log "building the service and the load generator"
-    install_extension 8>&-
-    ./mvnw -B -q -DskipTests package 8>&-
-  fi
-  ./mvnw -B -q -f bench/pom.xml package 8>&-
-  if [[ -z $CHAOS_NATIVE ]]; then
+  else
+    if [[ $CHAOS_BUILD == 1 ]]; then
+      log "building the service"
+      install_extension 8>&-
+      ./mvnw -B -q -DskipTests package 8>&-
+    fi
     rm -rf "$APP"
     cp -a target/quarkus-app "$APP"
   fi
+  ./mvnw -B -q -f bench/pom.xml package 8>&-
 
   down 8>&-
   pg_chaos_up 8>&-

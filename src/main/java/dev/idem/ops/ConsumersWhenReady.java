@@ -21,8 +21,8 @@ import org.eclipse.microprofile.config.Config;
  * from the rest of the start: made while the HTTP server came up, the eight there were then put the
  * first answer some 100 ms later, made as soon as it listened still 40-50 ms later. And an
  * instance that is not ready takes no partitions from those that are: while readiness is DOWN the
- * checks run again every second, the records waiting in Kafka meanwhile, nothing skipped. Quarkus fires the event
- * asynchronously, on a worker thread.
+ * checks run again every second, the records waiting in Kafka meanwhile, nothing skipped. Quarkus
+ * fires the event asynchronously, on a worker thread.
  */
 @ApplicationScoped
 class ConsumersWhenReady {
