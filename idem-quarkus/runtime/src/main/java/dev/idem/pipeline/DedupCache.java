@@ -40,6 +40,13 @@ interface DedupCache {
     /** {@link #markDone} for many keys and their results, in one call. */
     Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results);
 
+    /**
+     * Gives back the PROCESSING claims of {@code requests}, whose deliveries kept no record (refused,
+     * or their transaction failed): the next delivery of such a key is then claimed afresh rather
+     * than looked up in the store.
+     */
+    Uni<Void> release(List<IdemRequest> requests);
+
     /** What the cache holds for a key, for people reading its trail; empty when nothing or unreachable. */
     Uni<Optional<String>> peek(String scope, String key);
 

@@ -101,21 +101,32 @@ interface DedupStore {
      */
     Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples);
 
-    /**
-     * The failure of a statement that the database refused for the data it carried (Postgres's
-     * class 22, data exception: a NUL in a text, a value out of range): the same delivery fails the
-     * same way every time, so it is refused rather than retried.
-     */
-    boolean invalidData(Throwable failure);
+    /** What a failed statement or transaction says about the delivery that ran it. */
+    enum Failure {
+        /**
+         * The store itself failed (refused, cut, restarting, out of resources), as opposed to one
+         * delivery's statement: no delivery alone would get past that either.
+         */
+        UNAVAILABLE,
+        /**
+         * The database refused a statement for the data it carried (Postgres's class 22, data
+         * exception: a NUL in a text, a value out of range): the same delivery fails the same way
+         * every time, so it is refused rather than retried.
+         */
+        INVALID_DATA,
+        /** A statement waited for a lock longer than {@link #boundLockWaits} allowed. */
+        LOCK_NOT_AVAILABLE,
+        /**
+         * A statement of the work broke a unique constraint of the work's own tables (the
+         * pipeline's own inserts never do): the change was made before, under this key or another.
+         */
+        UNIQUE_VIOLATION,
+        /** Anything else: one delivery's statement or work failed. */
+        OTHER
+    }
 
-    /** The failure of a statement that waited for a lock longer than {@link #boundLockWaits} allowed. */
-    boolean lockNotAvailable(Throwable failure);
-
-    /**
-     * The store itself failed (refused, cut, restarting, out of resources), as opposed to one
-     * delivery's statement: no delivery alone would get past that either.
-     */
-    boolean unavailable(Throwable failure);
+    /** What {@code failure} says about the delivery that met it. */
+    Failure classify(Throwable failure);
 
     /** A key's identity within a batch. */
     static String batchKey(IdemRequest request) {

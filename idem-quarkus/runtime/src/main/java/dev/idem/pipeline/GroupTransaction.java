@@ -30,7 +30,9 @@ import java.util.stream.IntStream;
  * back, the deliveries that met a row are judged by it, and the others run again without them. A
  * delivery whose statement fails takes the transaction with it, so after an error each delivery
  * is tried alone and the failure stays with the one it belongs to; a delivery whose data the
- * database refuses, alone, is REJECTED as {@code INVALID_DATA} (retrying cannot change it).
+ * database refuses, alone, is REJECTED as {@code INVALID_DATA} (retrying cannot change it); one
+ * whose work breaks a unique constraint of the work's own tables is judged by its key's record,
+ * or REJECTED as {@code UNIQUE_VIOLATION} when there is none.
  *
  * <p>Works run in key order and the records are written in key order, so two transactions that
  * share keys wait for each other instead of deadlocking.
@@ -94,19 +96,48 @@ class GroupTransaction {
                         }
                         return attempt(pending, round.again, settled, vanished);
                     }
-                    if (open.size() > 1 && !store.unavailable(failure)) {
+                    DedupStore.Failure kind = store.classify(failure);
+                    if (open.size() > 1 && kind != DedupStore.Failure.UNAVAILABLE) {
                         // one delivery's statement or work failed and took the others' transaction with it
                         metrics.groupRetried("error");
                         return Multi.createFrom().iterable(open)
                                 .onItem().transformToUniAndConcatenate(i -> attempt(pending, List.of(i), settled, vanished))
                                 .collect().last().replaceWithVoid();
                     }
-                    Settled alone = store.lockNotAvailable(failure) ? new Settled.Decided(inFlight(), null)
-                            : store.invalidData(failure) ? new Settled.Decided(Outcomes.invalidData(failure), null)
-                            : new Settled.Failed(failure);
-                    open.forEach(i -> settled[i] = alone);
-                    return Uni.createFrom().voidItem();
+                    return failed(pending, open, settled, failure, kind);
                 });
+    }
+
+    /**
+     * The transaction of {@code open} failed, and retrying it as it is would fail the same way, or
+     * the store itself failed. A work that broke a unique constraint of its own tables met a change
+     * made before: by this key's first delivery when the key has a record (Redis had lost the key,
+     * so the work ran before the record was looked up), and then the record answers.
+     */
+    private Uni<Void> failed(List<Pending> pending, List<Integer> open, Settled[] settled, Throwable failure,
+                             DedupStore.Failure kind) {
+        if (kind == DedupStore.Failure.UNIQUE_VIOLATION) {
+            return store.findAll(store.outside(), requests(pending, open))
+                    .map(found -> {
+                        for (int i : open) {
+                            DedupRecord record = found.get(DedupStore.batchKey(pending.get(i).request()));
+                            settled[i] = record != null ? judged(pending.get(i).request(), record)
+                                    : new Settled.Decided(Outcomes.uniqueViolation(failure), null);
+                        }
+                        return (Void) null;
+                    })
+                    .onFailure().recoverWithItem(lookup -> {
+                        open.forEach(i -> settled[i] = new Settled.Failed(lookup));
+                        return null;
+                    });
+        }
+        Settled alone = switch (kind) {
+            case LOCK_NOT_AVAILABLE -> new Settled.Decided(inFlight(), null);
+            case INVALID_DATA -> new Settled.Decided(Outcomes.invalidData(failure), null);
+            default -> new Settled.Failed(failure);
+        };
+        open.forEach(i -> settled[i] = alone);
+        return Uni.createFrom().voidItem();
     }
 
     private Uni<Round> decide(SqlConnection tx, List<Pending> pending, List<Integer> open, Set<Integer> vanished) {

@@ -120,12 +120,19 @@ public class IdempotencyPipeline {
         });
     }
 
-    /** The cache first; the database, told what the cache found, only when the cache cannot answer. */
+    /**
+     * The cache first; the database, told what the cache found, only when the cache cannot answer.
+     * A delivery that claimed the key and then kept no record gives the claim back.
+     */
     private Uni<Outcome> cacheFirst(IdemRequest request, Function<PreCheck, Uni<Outcome>> database) {
         return cache.preCheck(request)
                 .chain(pre -> pre instanceof PreCheck.Done done
                         ? Uni.createFrom().item(Outcomes.ofCache(request, done))
-                        : database.apply(pre))
+                        : database.apply(pre).onItemOrFailure().invoke((outcome, failure) -> {
+                            if (pre instanceof PreCheck.Claimed && (failure != null || outcome instanceof Outcome.Rejected)) {
+                                cache.release(List.of(request)).subscribe().with(ignored -> {});
+                            }
+                        }))
                 .invoke(outcome -> metrics.outcome(request.scope(), outcome));
     }
 

@@ -91,19 +91,29 @@ class IdempotentBatch {
         return transaction.run(pending).chain(settled -> {
             List<IdemRequest> done = new ArrayList<>();
             List<String> results = new ArrayList<>();
+            List<IdemRequest> released = new ArrayList<>();
             Optional<Throwable> failure = Optional.empty();
             for (int j = 0; j < settled.size(); j++) {
+                boolean claimed = !pending.get(j).suspect();
                 if (settled.get(j) instanceof Settled.Decided decided) {
                     outcomes[indices.get(j)] = decided.outcome();
                     if (decided.cacheable() != null) {
                         done.add(pending.get(j).request());
                         results.add(decided.cacheable());
+                    } else if (claimed && decided.outcome() instanceof Outcome.Rejected) {
+                        released.add(pending.get(j).request());
                     }
-                } else if (failure.isEmpty()) {
-                    failure = Optional.of(((Settled.Failed) settled.get(j)).failure());
+                } else {
+                    if (claimed) {
+                        released.add(pending.get(j).request());
+                    }
+                    if (failure.isEmpty()) {
+                        failure = Optional.of(((Settled.Failed) settled.get(j)).failure());
+                    }
                 }
             }
-            Uni<Void> marked = cache.markDoneAll(done, results);
+            // a claim whose delivery kept no record is given back
+            Uni<Void> marked = cache.markDoneAll(done, results).chain(() -> cache.release(released));
             return failure.map(f -> marked.chain(() -> Uni.createFrom().<Void>failure(f))).orElse(marked);
         });
     }

@@ -46,12 +46,19 @@ public sealed interface Outcome {
 
     /**
      * Nothing was recorded: the delivery cannot be applied now, a retry may succeed later; or, as
-     * {@link #INVALID_DATA}, never: the database refuses its data.
+     * {@link #INVALID_DATA} or {@link #UNIQUE_VIOLATION}, never.
      */
     record Rejected(String reason, String detail) implements Outcome {
 
         /** The database refused the delivery's own data (a NUL in a text, a number out of range). */
         public static final String INVALID_DATA = "INVALID_DATA";
+
+        /**
+         * The work broke a unique constraint of its own tables and the key has no record: the same
+         * change was made under another key, or this key's record was archived. Retrying cannot
+         * change it. (When the key has a record, the delivery is judged by it instead.)
+         */
+        public static final String UNIQUE_VIOLATION = "UNIQUE_VIOLATION";
 
         public <T> T accept(Cases<T> cases) {
             return cases.rejected(this);

@@ -51,6 +51,13 @@ final class Outcomes {
                 "the database refused this delivery's data: " + failure.getMessage());
     }
 
+    /** A work that broke a unique constraint of its own tables, with no record of its key behind it. */
+    static Outcome uniqueViolation(Throwable failure) {
+        return new Outcome.Rejected(Outcome.Rejected.UNIQUE_VIOLATION, "the work broke a unique constraint of its "
+                + "tables and the key has no record: the change was made under another key (or this key's record "
+                + "was archived): " + failure.getMessage());
+    }
+
     static Outcome failedForGood() {
         return new Outcome.Rejected("FAILED", "the work for this key failed for good");
     }

@@ -34,6 +34,7 @@ import java.util.function.Predicate;
 class PgDedupStore implements DedupStore {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final String UNIQUE_VIOLATION = "23505";
     private static final Set<String> SERVER_FAILURES = Set.of("08", "53", "57", "58", "XX");
 
     /**
@@ -171,7 +172,7 @@ class PgDedupStore implements DedupStore {
                 .map(w -> Uni.combine().all().unis(boundLockWaits(tx, w), claim)
                         .asTuple().map(both -> both.getItem2()))
                 .orElse(claim);
-        return bounded.onFailure(this::lockNotAvailable).recoverWithItem(Claim.LOCKED);
+        return bounded.onFailure(f -> classify(f) == Failure.LOCK_NOT_AVAILABLE).recoverWithItem(Claim.LOCKED);
     }
 
     @Override
@@ -301,25 +302,21 @@ class PgDedupStore implements DedupStore {
         });
     }
 
+    /** Postgres classes 08, 53, 57, 58 and XX, a cut connection or no answer in time: the store failed. */
     @Override
-    public boolean invalidData(Throwable failure) {
-        return failure instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22");
-    }
-
-    @Override
-    public boolean lockNotAvailable(Throwable failure) {
-        return failure instanceof PgException pg && LOCK_NOT_AVAILABLE.equals(pg.getSqlState());
-    }
-
-    /** Postgres classes 08, 53, 57, 58 and XX, a cut connection, or no answer in time. */
-    @Override
-    public boolean unavailable(Throwable failure) {
+    public Failure classify(Throwable failure) {
         if (failure instanceof PgException pg) {
             String state = pg.getSqlState();
-            return state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2));
+            if (state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2))) {
+                return Failure.UNAVAILABLE;
+            }
+            return state.startsWith("22") ? Failure.INVALID_DATA
+                    : LOCK_NOT_AVAILABLE.equals(state) ? Failure.LOCK_NOT_AVAILABLE
+                    : UNIQUE_VIOLATION.equals(state) ? Failure.UNIQUE_VIOLATION
+                    : Failure.OTHER;
         }
         return failure instanceof IOException || failure instanceof VertxException
-                || failure instanceof TimeoutException;
+                || failure instanceof TimeoutException ? Failure.UNAVAILABLE : Failure.OTHER;
     }
 
     static DedupRecord toRecord(Row row) {

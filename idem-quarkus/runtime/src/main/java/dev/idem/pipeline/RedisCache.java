@@ -53,6 +53,16 @@ class RedisCache implements DedupCache {
             end
             return #KEYS""";
 
+    /** Only a claim is given back: a key another delivery marked DONE meanwhile keeps its mark. */
+    private static final String RELEASE_ALL = """
+            local released = 0
+            for _, key in ipairs(KEYS) do
+              if redis.call('GET', key) == '%s' then
+                released = released + redis.call('DEL', key)
+              end
+            end
+            return released""".formatted(PROCESSING);
+
     private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
     /** The commands on a delivery's path go through the caller's event loop's own client. */
@@ -138,6 +148,16 @@ class RedisCache implements DedupCache {
             script.arg(doneValue(request, results.get(i))).arg(ttlMillis(request));
         }
         return scripted(requests, "mark-done", script, reply -> null, null).replaceWithVoid();
+    }
+
+    @Override
+    public Uni<Void> release(List<IdemRequest> requests) {
+        if (requests.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return perSlot(requests, slot -> scripted(slot, "release", script(RELEASE_ALL, slot),
+                        reply -> Collections.<Void>nCopies(slot.size(), null), Collections.<Void>nCopies(slot.size(), null)))
+                .replaceWithVoid();
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.idem.pipeline;
 
 import io.smallrye.mutiny.Uni;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +15,8 @@ import java.util.function.Predicate;
  * pre-check of a key claims it, later ones find PROCESSING, and DONE once marked. A test may
  * program the answer of a key instead, or take the whole cache down (every answer Unavailable, as
  * when Redis fails or is slower than its budget). Every markDone is recorded, with whether the
- * store had the key's record committed at that moment.
+ * store had the key's record committed at that moment. Given a clock and the configuration, a key
+ * expires as in Redis once its scope's TTL has passed.
  */
 final class InMemoryDedupCache implements DedupCache {
 
@@ -21,16 +24,32 @@ final class InMemoryDedupCache implements DedupCache {
     record Marked(IdemRequest request, String result, boolean committedBefore) {}
 
     private final Map<String, PreCheck> values = new HashMap<>();
+    private final Map<String, Instant> expiries = new HashMap<>();
     private final Map<String, PreCheck> programmed = new HashMap<>();
     private final List<Marked> marked = new ArrayList<>();
     private final List<IdemRequest> preChecked = new ArrayList<>();
     private Predicate<IdemRequest> committed = request -> false;
     private boolean down;
+    private Clock clock;
+    private PipelineConfig config;
 
     /** How the cache tells whether the store has the key's record committed (the store under test). */
     synchronized InMemoryDedupCache witnessing(Predicate<IdemRequest> committed) {
         this.committed = committed;
         return this;
+    }
+
+    /** Keys expire once {@code clock} passes their scope's {@code redis-ttl} after they were written. */
+    synchronized InMemoryDedupCache expiring(Clock clock, PipelineConfig config) {
+        this.clock = clock;
+        this.config = config;
+        return this;
+    }
+
+    /** Redis lost every key (FLUSHALL, a failover that lost writes). */
+    synchronized void flush() {
+        values.clear();
+        expiries.clear();
     }
 
     /** Every later pre-check of the key answers {@code answer}. */
@@ -72,15 +91,35 @@ final class InMemoryDedupCache implements DedupCache {
         if (answer != null) {
             return answer;
         }
+        expire(key);
         PreCheck previous = values.putIfAbsent(key, new PreCheck.Processing());
+        if (previous == null) {
+            written(request, key);
+        }
         return previous == null ? new PreCheck.Claimed() : previous;
+    }
+
+    private void expire(String key) {
+        Instant expiry = expiries.get(key);
+        if (expiry != null && !clock.instant().isBefore(expiry)) {
+            values.remove(key);
+            expiries.remove(key);
+        }
+    }
+
+    private void written(IdemRequest request, String key) {
+        if (clock != null) {
+            expiries.put(key, clock.instant().plus(config.redisTtl(request.scope())));
+        }
     }
 
     @Override
     public synchronized Uni<Void> markDone(IdemRequest request, String result) {
         marked.add(new Marked(request, result, committed.test(request)));
         if (!down) {
-            values.put(DedupStore.batchKey(request), new PreCheck.Done(request.fingerprint(), JsonText.decode(result)));
+            String key = DedupStore.batchKey(request);
+            values.put(key, new PreCheck.Done(request.fingerprint(), JsonText.decode(result)));
+            written(request, key);
         }
         return Uni.createFrom().voidItem();
     }
@@ -94,7 +133,16 @@ final class InMemoryDedupCache implements DedupCache {
     }
 
     @Override
+    public synchronized Uni<Void> release(List<IdemRequest> requests) {
+        for (IdemRequest request : requests) {
+            values.remove(DedupStore.batchKey(request), new PreCheck.Processing());
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    @Override
     public synchronized Uni<Optional<String>> peek(String scope, String key) {
+        expire(DedupStore.batchKey(scope, key));
         return Uni.createFrom().item(down ? Optional.empty()
                 : Optional.ofNullable(values.get(DedupStore.batchKey(scope, key))).map(Object::toString));
     }

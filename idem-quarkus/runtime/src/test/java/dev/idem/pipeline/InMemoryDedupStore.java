@@ -55,6 +55,13 @@ final class InMemoryDedupStore implements DedupStore {
         }
     }
 
+    /** A business row inserted twice: the work's own unique constraint. */
+    static final class UniqueViolation extends RuntimeException {
+        UniqueViolation(String message) {
+            super(message);
+        }
+    }
+
     /** The store itself failed: refused, cut, restarting. */
     static final class Outage extends RuntimeException {
         Outage(String message) {
@@ -214,6 +221,21 @@ final class InMemoryDedupStore implements DedupStore {
             }
             if (refusedRows.contains(name)) {
                 throw new InvalidData("invalid byte sequence in " + name);
+            }
+            t.stagedRows.put(name, value);
+            return null;
+        });
+    }
+
+    /**
+     * A business statement under a unique constraint of the work's own table: inserts {@code name}
+     * in {@code tx}, or fails as Postgres does when the row is there, committed or written by this
+     * transaction.
+     */
+    Uni<Void> insert(SqlConnection tx, String name, String value) {
+        return statement(tx, t -> {
+            if (t.stagedRows.containsKey(name) || rows.containsKey(name)) {
+                throw new UniqueViolation("duplicate key value violates unique constraint on " + name);
             }
             t.stagedRows.put(name, value);
             return null;
@@ -495,18 +517,12 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     @Override
-    public boolean invalidData(Throwable failure) {
-        return failure instanceof InvalidData;
-    }
-
-    @Override
-    public boolean lockNotAvailable(Throwable failure) {
-        return failure instanceof LockNotAvailable;
-    }
-
-    @Override
-    public boolean unavailable(Throwable failure) {
-        return failure instanceof Outage;
+    public Failure classify(Throwable failure) {
+        return failure instanceof InvalidData ? Failure.INVALID_DATA
+                : failure instanceof LockNotAvailable ? Failure.LOCK_NOT_AVAILABLE
+                : failure instanceof UniqueViolation ? Failure.UNIQUE_VIOLATION
+                : failure instanceof Outage ? Failure.UNAVAILABLE
+                : Failure.OTHER;
     }
 
     // --- internals -----------------------------------------------------------------------------

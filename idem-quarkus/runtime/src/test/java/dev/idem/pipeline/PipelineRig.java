@@ -42,6 +42,7 @@ final class PipelineRig {
 
     PipelineRig(Map<String, String> properties) {
         config = Configs.pipeline(properties);
+        cache.expiring(clock, config);
         transaction = new GroupTransaction(store, config, metrics, clock);
         groups = new GroupCommit(transaction, cache, metrics, config);
         batches = new IdempotentBatch(cache, transaction, metrics);
@@ -75,6 +76,18 @@ final class PipelineRig {
                 return Uni.createFrom().item(effect);
             }
             return store.write(tx, "effect:" + request.key(), request.fingerprint()).replaceWith(effect);
+        };
+    }
+
+    /**
+     * A work whose business row is unique per key, as a newcomer writes it: a plain insert under
+     * the table's own unique constraint, which fails when the row is there.
+     */
+    Work inserting(IdemRequest request) {
+        return tx -> {
+            runs.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
+            return store.insert(tx, "effect:" + request.key(), request.fingerprint())
+                    .replaceWith(new Effect.Applied(result(request.key())));
         };
     }
 
