@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.IntStream;
@@ -60,12 +61,14 @@ class GroupTransaction {
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
     private final Clock clock;
+    private final Mistakes mistakes;
 
     GroupTransaction(DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock) {
         this.store = store;
         this.config = config;
         this.metrics = metrics;
         this.clock = clock;
+        this.mistakes = new Mistakes(clock, metrics);
     }
 
     /** What became of each of {@code pending} (distinct keys), in its order. */
@@ -160,9 +163,20 @@ class GroupTransaction {
             if (known != null) {
                 // every effect is known already: the records go out right behind the works, pipelined
                 return Uni.combine().all().unis(works(tx, pending, working),
-                        record(tx, pending, working, known, round, vanished)).asTuple().map(both -> both.getItem2());
+                        record(tx, pending, working, known, round, vanished)).asTuple()
+                        .map(both -> {
+                            checked(pending, working, both.getItem1());
+                            return both.getItem2();
+                        });
             }
-            return works(tx, pending, working).chain(effects -> record(tx, pending, working, effects, round, vanished));
+            return works(tx, pending, working).chain(ran -> {
+                checked(pending, working, ran);
+                if (working.size() > 1 && refusedAfterWriting(ran)) {
+                    // its writes share the transaction with the others' work: roll back, each alone then
+                    return Uni.createFrom().failure(new IllegalStateException("a refused work wrote in a shared transaction"));
+                }
+                return record(tx, pending, working, ran.stream().map(Ran::effect).toList(), round, vanished);
+            });
         });
         // the bound goes out first, pipelined: if it failed, so does everything after it
         return lockBound(pending, open)
@@ -183,12 +197,57 @@ class GroupTransaction {
         return effects;
     }
 
-    /** The works of {@code working}, in that order, pipelined on the transaction's connection. */
-    private static Uni<List<Effect>> works(SqlConnection tx, List<Pending> pending, List<Integer> working) {
+    /** What a work reported, and how many statements it sent through the connection it was given. */
+    private record Ran(Effect effect, int statements, long nanos) {}
+
+    /**
+     * The works of {@code working}, in that order, pipelined on the transaction's connection; each
+     * is given the connection {@link WatchedConnection watched}.
+     */
+    private static Uni<List<Ran>> works(SqlConnection tx, List<Pending> pending, List<Integer> working) {
         if (working.isEmpty()) {
             return Uni.createFrom().item(List.of());
         }
-        return Uni.join().all(working.stream().map(i -> pending.get(i).work().run(tx)).toList()).andFailFast();
+        List<Uni<Ran>> runs = new ArrayList<>(working.size());
+        for (int i : working) {
+            Pending delivery = pending.get(i);
+            SqlConnection watched = WatchedConnection.watch(tx, delivery.request().scope());
+            long started = System.nanoTime();
+            Uni<Effect> effect;
+            try {
+                effect = Objects.requireNonNull(delivery.work().run(watched), "the work answered null, not a Uni");
+            } catch (RuntimeException thrown) {
+                effect = Uni.createFrom().failure(thrown);
+            }
+            runs.add(effect.onItem().ifNull().failWith(() -> new NullPointerException("the work's Uni gave null, not an Effect"))
+                    .map(e -> new Ran(e, WatchedConnection.statements(watched), System.nanoTime() - started)));
+        }
+        return Uni.join().all(runs).andFailFast();
+    }
+
+    /** Whether a refused work sent statements: they must not commit with the others' work. */
+    private static boolean refusedAfterWriting(List<Ran> ran) {
+        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Refused && r.statements() > 0);
+    }
+
+    /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
+    private void checked(List<Pending> pending, List<Integer> working, List<Ran> ran) {
+        for (int j = 0; j < ran.size(); j++) {
+            String scope = pending.get(working.get(j)).request().scope();
+            Ran r = ran.get(j);
+            if (r.effect() instanceof Effect.Applied && r.statements() == 0) {
+                mistakes.warn(scope, "no-statement", "%s: a work reported Applied but sent no statement through the "
+                        + "connection it was given, so what it changed is not in the pipeline's transaction: a crash "
+                        + "before the commit leaves the change without its record, and a retry makes it twice. "
+                        + "Send the work's statements through that connection.", scope);
+            }
+            if (r.nanos() > config.slowWork().toNanos()) {
+                mistakes.warn(scope, "slow", "%s: a work took %d ms in the pipeline's transaction (idem.pipeline.slow-work "
+                        + "is %s): the deliveries sharing the transaction waited as long, and its row locks were held. "
+                        + "Keep calls to other services out of the work (two-phase mode is for them).",
+                        scope, r.nanos() / 1_000_000, config.slowWork());
+            }
+        }
     }
 
     /**

@@ -81,6 +81,16 @@ public class IdempotencyPipeline {
     }
 
     /**
+     * Whether a failure of {@link #execute} or {@link #executeAll} is transient: the database could
+     * not be reached or answered too late, so nothing took effect and the same delivery may succeed
+     * later (answer 503, or retry the record). Any other failure (the work threw, or the database
+     * refused one of its statements) would fail the same way again.
+     */
+    public boolean isTransient(Throwable failure) {
+        return store.classify(failure) == DedupStore.Failure.UNAVAILABLE;
+    }
+
+    /**
      * Two-phase mode: runs the {@link TwoPhaseWork} registered for the request's scope, with
      * {@code payload} stored in the record so that recovery can run the effect again. A delivery
      * that finds the key within its lease is IN_FLIGHT; one that finds it hanging takes it over.

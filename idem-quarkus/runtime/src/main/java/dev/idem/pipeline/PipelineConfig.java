@@ -44,6 +44,21 @@ public interface PipelineConfig {
     @WithDefault("1s")
     Duration inFlightRetryAfter();
 
+    /**
+     * A work that takes longer than this in its transaction is logged (once a minute per scope):
+     * the deliveries sharing the transaction wait as long, and its row locks are held.
+     */
+    @WithDefault("1s")
+    Duration slowWork();
+
+    /**
+     * How often a Kafka record whose work fails is applied before it goes to the dead-letter topic.
+     * Only failures that would come again count (the work threw, the database refused one of its
+     * statements); while the database is away a record is retried for as long as it takes.
+     */
+    @WithDefault("5")
+    int workAttempts();
+
     /** How deliveries that wait for the database at the same time come to share one transaction. */
     GroupCommit groupCommit();
 

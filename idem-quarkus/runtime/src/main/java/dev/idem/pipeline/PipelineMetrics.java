@@ -60,6 +60,13 @@ class PipelineMetrics {
         }
     }
 
+    void mistake(String scope, String kind) {
+        Counter.builder("idem.pipeline.mistakes")
+                .description("Works that wrote outside their transaction (no-statement) or held it long (slow)")
+                .tag("scope", scope).tag("kind", kind)
+                .register(registry).increment();
+    }
+
     void redisDegraded(String scope, String operation) {
         Counter.builder("idem.redis.degraded")
                 .description("Redis calls skipped because Redis failed or exceeded its budget")

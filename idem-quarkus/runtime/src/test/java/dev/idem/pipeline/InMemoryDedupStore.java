@@ -111,7 +111,8 @@ final class InMemoryDedupStore implements DedupStore {
     private final Map<String, Stored> committed = new LinkedHashMap<>();
     private final Map<String, String> rows = new LinkedHashMap<>();
     private final List<Tx> transactions = new ArrayList<>();
-    private final Map<SqlClient, Tx> byHandle = new IdentityHashMap<>();
+    /** Transactions by the client under their handle, so that a work's watched handle finds its own. */
+    private final Map<Object, Tx> byHandle = new IdentityHashMap<>();
     private final SqlClient outside = new SqlClient(placeholder(io.vertx.sqlclient.SqlClient.class, "outside"));
     private long lastId;
 
@@ -255,7 +256,7 @@ final class InMemoryDedupStore implements DedupStore {
                 }
                 tx = new Tx(++lastId);
                 transactions.add(tx);
-                byHandle.put(tx.handle, tx);
+                byHandle.put(tx.handle.getDelegate(), tx);
                 gate = nextEndGate;
                 nextEndGate = null;
             }
@@ -537,7 +538,8 @@ final class InMemoryDedupStore implements DedupStore {
             synchronized (this) {
                 Tx tx = null;
                 if (on != outside) {
-                    tx = byHandle.get(on);
+                    tx = byHandle.get(WatchedConnection.core(on));
+                    WatchedConnection.count(on);
                     if (tx == null) {
                         throw new IllegalArgumentException("not a handle of this store: " + on);
                     }

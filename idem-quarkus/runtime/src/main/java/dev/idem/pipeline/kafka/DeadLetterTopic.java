@@ -17,7 +17,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The failure strategy {@value #STRATEGY}: a nacked record goes to the channel's dead-letter topic
- * ({@code dead-letter-queue.topic}) as it came (key, value and headers) with the headers of
+ * ({@code dead-letter-queue.topic}, by default the channel's topic and {@code -dlq}) as it came (key, value and headers) with the headers of
  * SmallRye's own {@code dead-letter-queue} strategy ({@code dead-letter-reason}, {@code dead-letter-topic},
  * {@code dead-letter-partition}, {@code dead-letter-offset}, ...), and is acked once the broker has it.
  *
@@ -49,7 +49,7 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
     public KafkaFailureHandler create(KafkaConnectorIncomingConfiguration config, Vertx vertx,
                                       KafkaConsumer<?, ?> consumer, BiConsumer<Throwable, Boolean> reportFailure) {
         return handlerFor(config.getChannel(),
-                config.getDeadLetterQueueTopic().orElse("dead-letter-topic-" + config.getChannel()));
+                config.getDeadLetterQueueTopic().orElse(config.getTopic().orElse(config.getChannel()) + "-dlq"));
     }
 
     KafkaFailureHandler handlerFor(String channel, String topic) {

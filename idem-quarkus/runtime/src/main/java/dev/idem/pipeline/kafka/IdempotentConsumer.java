@@ -1,11 +1,14 @@
 package dev.idem.pipeline.kafka;
 
+import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.PipelineConfig;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.concurrent.EventExecutor;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
@@ -21,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,13 +63,18 @@ public class IdempotentConsumer {
 
     private final StrictJson json;
     private final DispositionPolicy policy;
+    private final IdempotencyPipeline pipeline;
+    private final int workAttempts;
     private final MeterRegistry registry;
     private final Map<String, PartitionLanes> lanes = new ConcurrentHashMap<>();
     private final List<Executor> loops = new ArrayList<>();
 
-    IdempotentConsumer(StrictJson json, DispositionPolicy policy, MeterRegistry registry, Vertx vertx) {
+    IdempotentConsumer(StrictJson json, DispositionPolicy policy, IdempotencyPipeline pipeline, PipelineConfig config,
+                       MeterRegistry registry, Vertx vertx) {
         this.json = json;
         this.policy = policy;
+        this.pipeline = pipeline;
+        this.workAttempts = Math.max(1, config.workAttempts());
         this.registry = registry;
         // a context on each event loop in turn, for the partitions' lanes
         VertxInternal internal = (VertxInternal) vertx;
@@ -109,6 +119,7 @@ public class IdempotentConsumer {
                         ? Uni.createFrom().<Disposition>failure(new NotYet())
                         : Uni.createFrom().item(disposition));
         return retried(channel, 1, settled)
+                .onFailure().recoverWithItem(IdempotentConsumer::workFailed)
                 .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
                         ? deadLetter(channel, message, dead.reason())
                         : Uni.createFrom().completionStage(message::ack));
@@ -169,40 +180,74 @@ public class IdempotentConsumer {
             return Uni.createFrom().voidItem();
         }
         return retried(channel, records.size(), Uni.createFrom().deferred(() -> applyAll.apply(values)))
-                .chain(outcomes -> {
-                    List<Uni<Void>> deadLetters = new ArrayList<>();
-                    List<Message<byte[]>> later = new ArrayList<>();
-                    List<T> laterValues = new ArrayList<>();
-                    for (int i = 0; i < records.size(); i++) {
-                        Disposition disposition = policy.of(outcomes.get(i));
-                        if (disposition instanceof Disposition.DeadLetter dead) {
-                            deadLetters.add(deadLetter(channel, records.get(i), dead.reason()));
-                        } else if (disposition instanceof Disposition.RetryLater) {
-                            later.add(records.get(i));
-                            laterValues.add(values.get(i));
-                        }
+                .onItemOrFailure().transformToUni((outcomes, failure) -> {
+                    if (failure == null) {
+                        return dispose(channel, records, values, outcomes, applyAll, backoff);
                     }
-                    if (later.isEmpty()) {
-                        return all(deadLetters);
+                    if (records.size() == 1) {
+                        return deadLetter(channel, records.get(0), workFailed(failure).reason());
                     }
-                    count("idem.messaging.retries", "Records retried after a transient failure", channel, later.size());
-                    LOG.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
-                    Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
-                            : backoff.multipliedBy(2);
-                    return all(deadLetters)
-                            .onItem().delayIt().by(backoff)
-                            .chain(() -> settle(channel, later, laterValues, applyAll, next));
+                    // one of them keeps failing: each alone, so that only its record goes to the dead-letter topic
+                    return Multi.createFrom().range(0, records.size())
+                            .onItem().transformToUniAndConcatenate(i -> settle(channel, List.of(records.get(i)),
+                                    List.of(values.get(i)), applyAll, backoff))
+                            .collect().last().replaceWithVoid();
                 });
     }
 
-    /** {@code work} until it succeeds, with backoff: a transient failure never skips nor dead-letters. */
+    /** What the policy makes of each outcome: acks, dead letters, and the records to apply again later. */
+    private <T> Uni<Void> dispose(String channel, List<Message<byte[]>> records, List<T> values, List<Outcome> outcomes,
+                                  Function<List<T>, Uni<List<Outcome>>> applyAll, Duration backoff) {
+        List<Uni<Void>> deadLetters = new ArrayList<>();
+        List<Message<byte[]>> later = new ArrayList<>();
+        List<T> laterValues = new ArrayList<>();
+        for (int i = 0; i < records.size(); i++) {
+            Disposition disposition = policy.of(outcomes.get(i));
+            if (disposition instanceof Disposition.DeadLetter dead) {
+                deadLetters.add(deadLetter(channel, records.get(i), dead.reason()));
+            } else if (disposition instanceof Disposition.RetryLater) {
+                later.add(records.get(i));
+                laterValues.add(values.get(i));
+            }
+        }
+        if (later.isEmpty()) {
+            return all(deadLetters);
+        }
+        count("idem.messaging.retries", "Records retried after a transient failure", channel, later.size());
+        LOG.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
+        Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
+                : backoff.multipliedBy(2);
+        return all(deadLetters)
+                .onItem().delayIt().by(backoff)
+                .chain(() -> settle(channel, later, laterValues, applyAll, next));
+    }
+
+    /**
+     * {@code work} until it succeeds, with backoff. A transient failure (the database away) is
+     * retried for as long as it lasts: never skipped, never dead-lettered. Any other failure (the
+     * work threw, or the database refused one of its statements) fails the same way every time:
+     * after {@code idem.pipeline.work-attempts} it fails the Uni, and the record is dead-lettered
+     * rather than holding its partition for ever.
+     */
     private <R> Uni<R> retried(String channel, int records, Uni<R> work) {
+        AtomicInteger failed = new AtomicInteger();
+        AtomicBoolean again = new AtomicBoolean();
         return work
                 .onFailure().invoke(failure -> {
-                    count("idem.messaging.retries", "Records retried after a transient failure", channel, records);
-                    LOG.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
+                    boolean transientFailure = failure instanceof NotYet || pipeline.isTransient(failure);
+                    again.set(transientFailure || failed.incrementAndGet() < workAttempts);
+                    if (again.get()) {
+                        count("idem.messaging.retries", "Records retried after a failure", channel, records);
+                        LOG.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
+                    }
                 })
-                .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
+                .onFailure(failure -> again.get())
+                .retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
+    }
+
+    /** A work that failed its every attempt: the record goes to the dead-letter topic with the failure. */
+    private static Disposition.DeadLetter workFailed(Throwable failure) {
+        return new Disposition.DeadLetter("WORK_FAILED: " + failure);
     }
 
     /** A record that cannot be read as its type: dead-lettered with why, in one wording for both forms. */
