@@ -5,6 +5,7 @@ import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -93,6 +94,9 @@ public interface PipelineConfig {
     /** Moving records past their retention out of the hot table. */
     Archive archive();
 
+    /** {@code @Idempotent} REST endpoints: {@code idem.pipeline.http.*}. */
+    Http http();
+
     /** Per-scope overrides: {@code idem.pipeline.scopes."<scope>".*}. */
     Map<String, Scope> scopes();
 
@@ -108,6 +112,24 @@ public interface PipelineConfig {
          */
         @WithDefault("1")
         int inFlight();
+    }
+
+    interface Http {
+        /** The request header that carries the key. */
+        @WithDefault("Idempotency-Key")
+        String keyHeader();
+
+        /**
+         * A request header naming the caller (such as {@code X-User-Id}, set by the gateway that
+         * authenticated the user): each caller's keys are its own, and a request without it is
+         * answered 401. Absent: the authenticated user's name when there is one, else keys are
+         * shared by every caller.
+         */
+        Optional<String> callerHeader();
+
+        /** Response headers stored with an answer and replayed with it ({@code Content-Type} always is). */
+        @WithDefault("Location")
+        List<String> replayedHeaders();
     }
 
     interface Archive {

@@ -1,7 +1,6 @@
 package dev.idem.examples.loyalty;
 
 import dev.idem.pipeline.Effect;
-import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
 import io.smallrye.mutiny.Uni;
@@ -12,14 +11,13 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.UUID;
 
 /**
- * Awards and redemptions, each through the idempotency pipeline: the business rows are written in
- * the pipeline's transaction, together with the key's record. The tables' own unique keys (one
- * award per award key, one redemption per user and Idempotency-Key) still hold should a key's
+ * Awards and redemptions, each in the idempotency pipeline's transaction, together with the key's
+ * record. The award table's own unique key (one award per award key) still holds should a key's
  * record be gone.
  */
 @ApplicationScoped
@@ -39,27 +37,19 @@ public class PointsService {
             ON CONFLICT (user_id) DO UPDATE SET points = b.points + EXCLUDED.points, updated_at = now()
             RETURNING b.points""";
 
-    /** Claims (user, key) first, so that a concurrent copy of the request waits on the key, not the balance. */
-    private static final String CLAIM = """
-            INSERT INTO points_redemption (redemption_id, user_id, idempotency_key, points) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (user_id, idempotency_key) DO NOTHING
-            RETURNING redemption_id""";
-
-    /** The debit, only if the balance covers it; the redemption keeps the balance it left. */
-    private static final String DEBIT = """
+    /**
+     * The debit, only if the balance covers it, and the redemption with the balance it left. The
+     * redemption is unique per (user, Idempotency-Key) as well: should the key's record be gone
+     * (archived), a replay still cannot redeem twice.
+     */
+    private static final String REDEEM = """
             WITH debit AS (
-                UPDATE points_balance SET points = points - $2, updated_at = now()
-                WHERE user_id = $1 AND points >= $2
+                UPDATE points_balance SET points = points - $3, updated_at = now()
+                WHERE user_id = $2 AND points >= $3
                 RETURNING points)
-            UPDATE points_redemption r SET balance_after = debit.points FROM debit
-            WHERE r.redemption_id = $3
-            RETURNING r.balance_after""";
-
-    private static final String UNCLAIM = "DELETE FROM points_redemption WHERE redemption_id = $1";
-
-    private static final String EARLIER = """
-            SELECT redemption_id, points, balance_after FROM points_redemption
-            WHERE user_id = $1 AND idempotency_key = $2""";
+            INSERT INTO points_redemption (redemption_id, user_id, points, idempotency_key, balance_after)
+            SELECT $1, $2, $3, $4, points FROM debit
+            RETURNING balance_after""";
 
     private final IdempotencyPipeline pipeline;
     private final Pool pool;
@@ -83,42 +73,21 @@ public class PointsService {
     }
 
     /**
-     * Redeems once per (user, Idempotency-Key). The stored result is the whole answer (status and
-     * body), so a replay answers what the first request answered. A balance that does not cover it
-     * is refused and keeps no record: the same key may succeed once points arrive.
+     * Redeems {@code points} in the transaction {@code tx} of an {@code @Idempotent} request: 201
+     * with the redemption, or 409 when the balance does not cover it (the extension keeps no
+     * record of that answer, so the same key may succeed once points arrive).
      */
-    public Uni<Outcome> redeem(String userId, String idempotencyKey, RedemptionRequest request) {
-        IdemRequest idem = new IdemRequest(REDEMPTION_SCOPE, keyOf(userId, idempotencyKey),
-                IdemRequest.fingerprint(request.points()));
-        return pipeline.execute(idem, tx -> redeem(tx, userId, idempotencyKey, request.points()));
-    }
-
-    private Uni<Effect> redeem(SqlConnection tx, String userId, String idempotencyKey, int points) {
+    public Uni<Response> redeem(SqlConnection tx, String userId, String idempotencyKey, int points) {
         UUID id = UUID.randomUUID();
-        return tx.preparedQuery(CLAIM).execute(Tuple.of(id, userId, idempotencyKey, points)).chain(claimed -> {
-            if (claimed.size() == 0) {
-                return earlier(tx, userId, idempotencyKey, points);
-            }
-            return tx.preparedQuery(DEBIT).execute(Tuple.of(userId, points, id)).chain(debited -> debited.size() == 1
-                    ? Uni.createFrom().item(new Effect.Applied(
-                            redeemed(id, userId, points, debited.iterator().next().getLong(0))))
-                    // a refused work may share its transaction with others: it must leave no trace
-                    : tx.preparedQuery(UNCLAIM).execute(Tuple.of(id)).replaceWith(new Effect.Refused(
-                            "INSUFFICIENT_POINTS", "the balance of " + userId + " is less than " + points + " points")));
-        });
-    }
-
-    /** The key's record was archived but its redemption is there: the same answer again, or a reused key. */
-    private static Uni<Effect> earlier(SqlConnection tx, String userId, String idempotencyKey, int points) {
-        return tx.preparedQuery(EARLIER).execute(Tuple.of(userId, idempotencyKey)).map(rows -> {
-            Row row = rows.iterator().next();
-            if (row.getInteger("points") != points) {
-                return new Effect.Refused(PointsResource.KEY_REUSED,
-                        "this Idempotency-Key was used with a different request body");
-            }
-            return new Effect.AlreadyApplied(redeemed(row.getUUID("redemption_id"), userId, points,
-                    row.getLong("balance_after")));
-        });
+        return tx.preparedQuery(REDEEM).execute(Tuple.of(id, userId, points, idempotencyKey)).map(rows -> rows.size() == 0
+                ? Problems.response(409, "INSUFFICIENT_POINTS", "the balance of " + userId + " is less than " + points
+                        + " points")
+                : Response.status(201).type(MediaType.APPLICATION_JSON_TYPE).entity(new JsonObject()
+                        .put("redemptionId", id.toString())
+                        .put("userId", userId)
+                        .put("points", points)
+                        .put("balance", rows.iterator().next().getLong(0))
+                        .encode()).build());
     }
 
     public Uni<Long> balance(String userId) {
@@ -128,23 +97,5 @@ public class PointsService {
 
     private static long firstLongOrZero(RowSet<Row> rows) {
         return rows.size() == 0 ? 0 : rows.iterator().next().getLong(0);
-    }
-
-    /**
-     * The stored answer of a redemption: what a replay sends again. The body is kept as text, since
-     * jsonb would reorder its members and a replay is to answer byte for byte what the first did.
-     */
-    private static JsonObject redeemed(UUID id, String userId, int points, long balance) {
-        return new JsonObject().put("status", 201).put("body", new JsonObject()
-                .put("redemptionId", id.toString())
-                .put("userId", userId)
-                .put("points", points)
-                .put("balance", balance)
-                .encode());
-    }
-
-    /** Keys are per user: the user id is encoded so that no (user, key) pair can pose as another. */
-    private static String keyOf(String userId, String idempotencyKey) {
-        return URLEncoder.encode(userId, StandardCharsets.UTF_8) + ":" + idempotencyKey;
     }
 }

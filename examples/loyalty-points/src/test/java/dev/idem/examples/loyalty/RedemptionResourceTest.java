@@ -165,7 +165,8 @@ class RedemptionResourceTest {
                 .body("code", Matchers.equalTo("IDEMPOTENCY_KEY_MISSING"));
         given().header("Idempotency-Key", "k").contentType(ContentType.JSON).body("{\"points\": 30}")
                 .post("/points/redemptions")
-                .then().statusCode(400).contentType(PROBLEM);
+                .then().statusCode(401).contentType(PROBLEM)
+                .body("code", Matchers.equalTo("CALLER_MISSING"));
         redeem("k".repeat(256), "{\"points\": 30}").then().statusCode(400).contentType(PROBLEM);
         given().get("/points/not a user id!").then().statusCode(400).contentType(PROBLEM);
 

@@ -1,0 +1,269 @@
+package dev.idem.pipeline.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.pipeline.Effect;
+import dev.idem.pipeline.IdemRequest;
+import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.PipelineConfig;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URLEncoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.jboss.resteasy.reactive.RestResponse;
+import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
+import org.jboss.resteasy.reactive.server.spi.EndpointInvoker;
+
+/**
+ * The Idempotency-Key protocol around {@link Idempotent} methods: the key and the caller read and
+ * checked, the method run as the pipeline's work with the transaction's connection, its answer
+ * stored with the key's record, and each outcome answered (replayed, or by {@link ProblemAnswers}).
+ */
+@ApplicationScoped
+class IdempotentEndpoints {
+
+    static final String REPLAYED = "Idempotent-Replayed";
+
+    private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
+
+    private final IdempotencyPipeline pipeline;
+    private final PipelineConfig.Http config;
+    private final ProblemAnswers answers;
+    private final RequestFingerprint fingerprint;
+    private final ObjectMapper mapper;
+
+    IdempotentEndpoints(IdempotencyPipeline pipeline, PipelineConfig config, ProblemAnswers answers,
+                        RequestFingerprint fingerprint, ObjectMapper mapper) {
+        this.pipeline = pipeline;
+        this.config = config.http();
+        this.answers = answers;
+        this.fingerprint = fingerprint;
+        this.mapper = mapper;
+    }
+
+    /** The answer to {@code request} of {@code endpoint}, whose method {@code invoker} calls. */
+    Uni<Response> answer(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, EndpointInvoker invoker) {
+        Object[] arguments = request.getParameters();
+        String header = config.keyHeader();
+        String key = request.serverRequest().getRequestHeader(header);
+        if (key == null) {
+            return endpoint.isKeyRequired() ? now(answers.keyMissing(header))
+                    : invoke(invoker, request, arguments).map(item -> plain(endpoint, item));
+        }
+        if (!KEY.matcher(key).matches()) {
+            return now(answers.keyInvalid(header));
+        }
+        String caller;
+        if (config.callerHeader().isPresent()) {
+            caller = request.serverRequest().getRequestHeader(config.callerHeader().get());
+            if (caller == null || caller.isBlank()) {
+                return now(answers.callerMissing(config.callerHeader().get()));
+            }
+        } else {
+            Principal user = request.getSecurityContext().getUserPrincipal();
+            caller = user == null || user.getName().isEmpty() ? null : user.getName();
+        }
+        String query = request.serverRequest().query();
+        String target = request.getPath() + (query == null ? "" : "?" + query);
+        Object body = endpoint.getBody() >= 0 ? arguments[endpoint.getBody()] : null;
+        IdemRequest idem = new IdemRequest(endpoint.getScope(), keyOf(caller, key),
+                fingerprint.of(endpoint.getScope(), request.getMethod(), target, body));
+        Refusal refusal = new Refusal();
+        return pipeline.execute(idem, tx -> {
+                    refusal.response = null;
+                    arguments[endpoint.getConnection()] = tx;
+                    return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item, refusal));
+                })
+                .map(outcome -> outcome.accept(new Answers(refusal)))
+                .onFailure(pipeline::isTransient).recoverWithItem(answers::unavailable);
+    }
+
+    /** The method's own Uni; what it throws becomes the Uni's failure. */
+    private static Uni<?> invoke(EndpointInvoker invoker, ResteasyReactiveRequestContext request, Object[] arguments) {
+        try {
+            Object returned = invoker.invoke(request.getEndpointInstance(), arguments);
+            return returned == null ? Uni.createFrom().nullItem() : (Uni<?>) returned;
+        } catch (Exception thrown) {
+            return Uni.createFrom().failure(thrown);
+        }
+    }
+
+    /**
+     * What the method answered, as the key's stored result. An answer of 400 or more is a
+     * refusal: nothing is stored, the transaction rolls back, and the answer goes out as it is.
+     */
+    private Effect effect(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, Object item,
+                          Refusal refusal) {
+        Response response = item instanceof Response r ? r
+                : item instanceof RestResponse<?> r ? r.toResponse()
+                : null;
+        int status = response != null ? response.getStatus() : item == null ? 204 : endpoint.getStatus();
+        if (status >= 400) {
+            refusal.response = response;
+            refusal.reason = "HTTP_" + status;
+            return new Effect.Refused(refusal.reason, "the endpoint answered " + status);
+        }
+        JsonObject stored = new JsonObject().put("status", status);
+        Object entity = response != null ? response.getEntity() : item;
+        if (entity != null) {
+            MediaType type = response != null && response.getMediaType() != null ? response.getMediaType()
+                    : produced(request);
+            byte[] bytes;
+            if (entity instanceof byte[] raw) {
+                bytes = raw;
+                type = type != null ? type : MediaType.APPLICATION_OCTET_STREAM_TYPE;
+            } else if (entity instanceof String text) {
+                bytes = text.getBytes(StandardCharsets.UTF_8);
+                type = type != null ? type : MediaType.TEXT_PLAIN_TYPE;
+            } else {
+                bytes = json(entity);
+                type = type != null && type.isCompatible(MediaType.APPLICATION_JSON_TYPE) ? type
+                        : MediaType.APPLICATION_JSON_TYPE;
+            }
+            stored.put("type", type.toString());
+            String text = utf8(bytes);
+            if (text != null) {
+                stored.put("body", text);
+            } else {
+                stored.put("body64", Base64.getEncoder().encodeToString(bytes));
+            }
+        }
+        if (response != null) {
+            JsonObject headers = new JsonObject();
+            for (String name : config.replayedHeaders()) {
+                List<String> values = response.getStringHeaders().get(name);
+                if (values != null && !values.isEmpty()) {
+                    headers.put(name, new JsonArray(List.copyOf(values)));
+                }
+            }
+            if (!headers.isEmpty()) {
+                stored.put("headers", headers);
+            }
+        }
+        return new Effect.Applied(stored);
+    }
+
+    /** The one concrete type the method {@code @Produces}, if it names one. */
+    private static MediaType produced(ResteasyReactiveRequestContext request) {
+        var produces = request.getTarget().getProduces();
+        if (produces == null || produces.getSortedMediaTypes().length != 1) {
+            return null;
+        }
+        MediaType type = produces.getSortedMediaTypes()[0];
+        return type.isWildcardType() || type.isWildcardSubtype() ? null : type;
+    }
+
+    private byte[] json(Object entity) {
+        try {
+            return mapper.writeValueAsBytes(entity);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the answer of an @Idempotent method cannot be written as JSON: "
+                    + entity.getClass().getName(), e);
+        }
+    }
+
+    private static String utf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException binary) {
+            return null;
+        }
+    }
+
+    /** A stored answer, as it was first given; {@code replayed} marks a later request's copy. */
+    static Response replay(JsonObject stored, boolean replayed) {
+        Response.ResponseBuilder answer = Response.status(stored.getInteger("status"));
+        Object body = stored.getValue("body");
+        if (body instanceof String text) {
+            answer.entity(text.getBytes(StandardCharsets.UTF_8)).type(stored.getString("type"));
+        } else if (body instanceof JsonObject || body instanceof JsonArray) {
+            // an answer stored as JSON itself, before answers were stored as their bytes
+            answer.entity(((body instanceof JsonObject o) ? o.encode() : ((JsonArray) body).encode())
+                    .getBytes(StandardCharsets.UTF_8)).type(MediaType.APPLICATION_JSON_TYPE);
+        } else if (stored.containsKey("body64")) {
+            answer.entity(Base64.getDecoder().decode(stored.getString("body64"))).type(stored.getString("type"));
+        }
+        JsonObject headers = stored.getJsonObject("headers");
+        if (headers != null) {
+            headers.forEach(header -> ((JsonArray) header.getValue()).forEach(value -> answer.header(header.getKey(), value)));
+        }
+        if (replayed) {
+            answer.header(REPLAYED, "true");
+        }
+        return answer.build();
+    }
+
+    /** The answer of a request that went past the pipeline (no key, where none is required). */
+    private static Response plain(IdempotentEndpoint endpoint, Object item) {
+        if (item instanceof Response response) {
+            return response;
+        }
+        if (item instanceof RestResponse<?> response) {
+            return response.toResponse();
+        }
+        return item == null ? Response.noContent().build() : Response.status(endpoint.getStatus()).entity(item).build();
+    }
+
+    /** Keys are per caller: the caller is encoded so that no (caller, key) pair can pose as another. */
+    static String keyOf(String caller, String key) {
+        return caller == null ? key : URLEncoder.encode(caller, StandardCharsets.UTF_8) + ":" + key;
+    }
+
+    private static Uni<Response> now(Response response) {
+        return Uni.createFrom().item(response);
+    }
+
+    /** The method's own answer of 400 or more, from its last run; nothing of it was stored. */
+    private static final class Refusal {
+        Response response;
+        String reason;
+    }
+
+    /** Each outcome as an HTTP answer. */
+    private final class Answers implements Outcome.Cases<Response> {
+        private final Refusal refusal;
+
+        Answers(Refusal refusal) {
+            this.refusal = refusal;
+        }
+
+        public Response processed(Outcome.Processed o) {
+            return replay(o.result(), false);
+        }
+
+        public Response duplicate(Outcome.Duplicate o) {
+            return replay(o.result(), true);
+        }
+
+        public Response inFlight(Outcome.InFlight o) {
+            return answers.inFlight(o.retryAfter());
+        }
+
+        public Response keyReused(Outcome.KeyReused o) {
+            return answers.keyReused();
+        }
+
+        public Response anomaly(Outcome.Anomaly o) {
+            return answers.anomaly(o);
+        }
+
+        public Response rejected(Outcome.Rejected o) {
+            return refusal.response != null && o.reason().equals(refusal.reason) ? refusal.response : answers.rejected(o);
+        }
+    }
+}
