@@ -40,6 +40,16 @@ public sealed interface Effect {
         }
     }
 
+    /** The state changed now, with nothing to remember but that it did. */
+    static Effect applied() {
+        return new Applied(new JsonObject());
+    }
+
+    /** The state changed now; {@code result} is what duplicates are answered with. */
+    static Effect applied(JsonObject result) {
+        return new Applied(result);
+    }
+
     <T> T accept(Cases<T> cases);
 
     interface Cases<T> {

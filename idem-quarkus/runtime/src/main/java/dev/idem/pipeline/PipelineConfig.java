@@ -14,9 +14,19 @@ import java.util.Optional;
 @ConfigRoot(phase = ConfigPhase.RUN_TIME)
 public interface PipelineConfig {
 
-    /** Prefix of every Redis key the pipeline writes. */
-    @WithDefault("idem")
+    /**
+     * Prefix of every Redis key the pipeline writes; by default the application's name
+     * ({@code quarkus.application.name}), so that services sharing a Redis keep their keys apart.
+     */
+    @WithDefault("${quarkus.application.name:idem}")
     String redisPrefix();
+
+    /**
+     * Whether the pipeline puts its tables ({@code dedup_record}, {@code dedup_record_archive}) in
+     * place at start-up, through the reactive pool. By default it does, unless the service's Flyway
+     * reads {@code db/idem} (then Flyway does).
+     */
+    Optional<Boolean> createTables();
 
     /** Longest a Redis call may take before the pipeline goes on without Redis. */
     @WithDefault("100ms")

@@ -12,6 +12,7 @@ import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
 import io.quarkus.deployment.builditem.ShutdownListenerBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.NativeImageResourceBuildItem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +21,6 @@ import java.util.Optional;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.DotName;
-import org.jboss.logging.Logger;
 
 /** The extension's build: its beans, and the mistakes that must stop a build rather than a delivery. */
 class IdemPipelineProcessor {
@@ -28,16 +28,26 @@ class IdemPipelineProcessor {
     static final String FEATURE = "idem-pipeline";
     static final String MIGRATIONS = "db/idem";
 
-    private static final Logger LOG = Logger.getLogger(IdemPipelineProcessor.class);
     private static final String PACKAGE = "dev.idem.pipeline.";
     private static final DotName TWO_PHASE_WORK = DotName.createSimple(PACKAGE + "TwoPhaseWork");
     private static final DotName TWO_PHASE_SCOPE = DotName.createSimple(PACKAGE + "TwoPhaseScope");
 
-    /** The feature; and a word when the service's Flyway would not create the pipeline's tables. */
     @BuildStep
-    FeatureBuildItem feature(Capabilities capabilities) {
-        checkMigrations(capabilities);
+    FeatureBuildItem feature() {
         return new FeatureBuildItem(FEATURE);
+    }
+
+    /**
+     * Who puts the pipeline's tables in place: the service's Flyway when it reads {@value #MIGRATIONS}
+     * (the script is a repeatable migration there), else the extension itself at start-up
+     * ({@code PipelineTables}), with no Flyway or JDBC driver needed.
+     */
+    @BuildStep
+    void tables(Capabilities capabilities, BuildProducer<RunTimeConfigurationDefaultBuildItem> defaults,
+                BuildProducer<NativeImageResourceBuildItem> resources) {
+        defaults.produce(new RunTimeConfigurationDefaultBuildItem("idem.pipeline.create-tables",
+                String.valueOf(!flywayReadsMigrations(capabilities))));
+        resources.produce(new NativeImageResourceBuildItem(MIGRATIONS + "/R__idem_pipeline_tables.sql"));
     }
 
     /**
@@ -69,7 +79,8 @@ class IdemPipelineProcessor {
                         PACKAGE + "LoopRedis$DefaultOptions",
                         PACKAGE + "PipelineMetrics",
                         PACKAGE + "TwoPhaseHandlers",
-                        PACKAGE + "ClockProducer")
+                        PACKAGE + "ClockProducer",
+                        PACKAGE + "PipelineTables")
                 .setUnremovable()
                 .build();
     }
@@ -119,22 +130,15 @@ class IdemPipelineProcessor {
         }
     }
 
-    /** The tables come as a Flyway migration of their own location, which the service's Flyway must read. */
-    private static void checkMigrations(Capabilities capabilities) {
+    private static boolean flywayReadsMigrations(Capabilities capabilities) {
         if (!capabilities.isPresent(Capability.FLYWAY)) {
-            LOG.infof("No Flyway in this service: create the pipeline's tables from %s/*.sql in the runtime jar",
-                    MIGRATIONS);
-            return;
+            return false;
         }
         List<String> locations = ConfigProvider.getConfig()
                 .getOptionalValues("quarkus.flyway.locations", String.class)
                 .orElse(List.of("db/migration"));
-        boolean read = locations.stream()
+        return locations.stream()
                 .map(l -> l.startsWith("classpath:") ? l.substring("classpath:".length()) : l)
                 .anyMatch(MIGRATIONS::equals);
-        if (!read) {
-            LOG.warnf("quarkus.flyway.locations (%s) does not include %s: the pipeline's tables will not be created",
-                    String.join(",", locations), MIGRATIONS);
-        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.idem.pipeline.kafka;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;
@@ -62,6 +65,7 @@ public class IdempotentConsumer {
     private static final int PARTS_IN_FLIGHT = 8;
 
     private final StrictJson json;
+    private final ObjectMapper mapper;
     private final DispositionPolicy policy;
     private final IdempotencyPipeline pipeline;
     private final int workAttempts;
@@ -69,9 +73,10 @@ public class IdempotentConsumer {
     private final Map<String, PartitionLanes> lanes = new ConcurrentHashMap<>();
     private final List<Executor> loops = new ArrayList<>();
 
-    IdempotentConsumer(StrictJson json, DispositionPolicy policy, IdempotencyPipeline pipeline, PipelineConfig config,
-                       MeterRegistry registry, Vertx vertx) {
+    IdempotentConsumer(StrictJson json, ObjectMapper mapper, DispositionPolicy policy, IdempotencyPipeline pipeline,
+                       PipelineConfig config, MeterRegistry registry, Vertx vertx) {
         this.json = json;
+        this.mapper = mapper;
         this.policy = policy;
         this.pipeline = pipeline;
         this.workAttempts = Math.max(1, config.workAttempts());
@@ -85,6 +90,51 @@ public class IdempotentConsumer {
     }
 
     /**
+     * The short form, for an {@code @Incoming} method that takes {@code Message<byte[]>}: reads the
+     * record's value as {@code type} strictly ({@link StrictJson}), runs {@code work} for it in the
+     * pipeline's transaction under the key {@code key} gives within {@code scope}, and settles the
+     * record (acked once its effect committed; dead-lettered when it cannot be read, has no key, or
+     * its key was used with other content; retried while the database is away). Two records with
+     * one key and the same content are one delivery; the second is acked as a duplicate.
+     *
+     * <pre>{@code
+     * @Incoming("gift-card-issues")
+     * public Uni<Void> issue(Message<byte[]> record) {
+     *     return consumer.consume(record, "gift-card-issue", CardIssue.class, CardIssue::bizKey, cards::issue);
+     * }
+     * }</pre>
+     *
+     * @param record the record as the {@code @Incoming} method received it
+     * @param scope the scope of the keys, one per kind of record (such as {@code "gift-card-issue"})
+     * @param type the class the record's JSON value is read into (a record class, say)
+     * @param key the record's business key (at most 255 characters), such as its {@code bizKey}
+     * @param work the business change: {@code (value, tx) -> Uni<Effect>}
+     */
+    public <T> Uni<Void> consume(Message<byte[]> record, String scope, Class<T> type, Function<T, String> key,
+                                 RecordWork<T> work) {
+        String channel = record.getMetadata(IncomingKafkaRecordMetadata.class)
+                .map(IncomingKafkaRecordMetadata::getChannel)
+                .orElse(scope);
+        return consume(channel, record, type, value -> keyless(key.apply(value)), value -> pipeline.execute(
+                new IdemRequest(scope, key.apply(value), fingerprint(value)), tx -> work.run(value, tx)));
+    }
+
+    private static Optional<String> keyless(String key) {
+        return key == null || key.isBlank() || key.length() > 255
+                ? Optional.of("the record's key is missing, blank or longer than 255 characters")
+                : Optional.empty();
+    }
+
+    /** A value's content, whatever the spacing and order of members it came with. */
+    private String fingerprint(Object value) {
+        try {
+            return IdemRequest.fingerprint(mapper.writeValueAsString(value));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a record read as " + value.getClass().getName() + " cannot be written back", e);
+        }
+    }
+
+    /**
      * Reads the record as {@code type}, applies it and settles it. A Kafka record is applied on its
      * partition's lane ({@link PartitionLanes}): the answer comes once the channel may take its next
      * record, not once this one is settled, so one consumer applies its partitions concurrently,
@@ -92,6 +142,10 @@ public class IdempotentConsumer {
      *
      * @param channel names the consumer in logs and in the counters
      *                {@code idem_messaging_retries_total} and {@code idem_messaging_dead_letters_total}
+     * @param message the record as the {@code @Incoming} method received it
+     * @param type the class the record's JSON value is read into, strictly ({@link StrictJson})
+     * @param validate the first rule the value breaks, or empty: a value that breaks one is dead-lettered
+     * @param apply the value through the pipeline, usually {@code value -> pipeline.execute(request, work)}
      */
     public <T> Uni<Void> consume(String channel, Message<byte[]> message, Class<T> type,
                                  Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
