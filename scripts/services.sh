@@ -27,12 +27,13 @@ PG_PORT=5432
 DB_NAME=idem
 DB_USER=idem
 DB_PASSWORD=idem
-# the example services' databases, made like $DB_NAME: owned by $DB_USER
-EXAMPLE_DB_NAMES=(loyalty)
+# the example services' databases (giftcards: the service `./idem new` makes), made like $DB_NAME:
+# owned by $DB_USER
+EXAMPLE_DB_NAMES=(loyalty giftcards)
 # the test suites' own databases (the test profiles point at them), made afresh by `test-dbs`
 # before every `./idem test`: a test run never meets what `./idem run`, an earlier run or a
 # migration not yet committed left behind
-TEST_DB_NAMES=(idem_test idem_start_test loyalty_test)
+TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
@@ -40,7 +41,8 @@ REDIS_DIR="$STATE/redis"
 KAFKA_PORT=9092
 KAFKA_CONTROLLER_PORT=9093
 KAFKA_PARTITIONS=4
-KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq)
+KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
+  gift-card-issues gift-card-issues-dlq)
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 
