@@ -1,16 +1,10 @@
 package dev.idem.orders;
 
-import dev.idem.pipeline.IdemRequest;
-import dev.idem.pipeline.IdempotencyPipeline;
-import dev.idem.pipeline.Outcome;
-import dev.idem.pipeline.Work;
 import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
@@ -24,8 +18,8 @@ public class OrderService {
 
     /** What became of a submit behind a one-time token. */
     public sealed interface TokenSubmit {
-        /** The order was created; {@code answer} is the stored HTTP answer, as a key's would be. */
-        record Created(JsonObject answer) implements TokenSubmit {}
+        /** The order was created. */
+        record Created(Order order) implements TokenSubmit {}
 
         /** Unknown, expired, used, or another user's token. */
         record Invalid() implements TokenSubmit {}
@@ -34,30 +28,22 @@ public class OrderService {
         record StoreUnavailable() implements TokenSubmit {}
     }
 
-    private final IdempotencyPipeline pipeline;
     private final OrderRepository orders;
     private final Pool pool;
     private final TokenStore tokens;
     private final Clock clock;
 
-    OrderService(IdempotencyPipeline pipeline, OrderRepository orders, Pool pool, TokenStore tokens, Clock clock) {
-        this.pipeline = pipeline;
+    OrderService(OrderRepository orders, Pool pool, TokenStore tokens, Clock clock) {
         this.orders = orders;
         this.pool = pool;
         this.tokens = tokens;
         this.clock = clock;
     }
 
-    /**
-     * Creates the order once per (user, key). The stored result is the whole answer (status and
-     * body), so a replay answers what the first request answered (as equal JSON: one read back from
-     * the database's jsonb has its members in another order).
-     */
-    public Uni<Outcome> submit(String userId, String idempotencyKey, OrderRequest request) {
-        IdemRequest idem = new IdemRequest(SUBMIT_SCOPE, keyOf(userId, idempotencyKey),
-                IdemRequest.fingerprint(request.amountCents(), request.currency()));
+    /** Creates the order in {@code tx}: an Idempotency-Key submit's transaction, where its key is recorded. */
+    public Uni<Order> create(SqlConnection tx, String userId, OrderRequest request) {
         Order order = newOrder(userId, request);
-        return pipeline.execute(idem, Work.applying(stored(201, order.toJson()), tx -> orders.insert(tx, order)));
+        return orders.insert(tx, order).replaceWith(order);
     }
 
     /**
@@ -70,7 +56,7 @@ public class OrderService {
                 Order order = newOrder(userId, request);
                 return pool.withTransaction(tx -> orders.insert(tx, order))
                         .onFailure().call(() -> tokens.restore(token, userId, consumed.remaining()))
-                        .replaceWith((TokenSubmit) new TokenSubmit.Created(stored(201, order.toJson())));
+                        .replaceWith((TokenSubmit) new TokenSubmit.Created(order));
             }
             return Uni.createFrom().item(consumption instanceof TokenStore.Consumption.StoreUnavailable
                     ? new TokenSubmit.StoreUnavailable()
@@ -80,16 +66,6 @@ public class OrderService {
 
     public Uni<Optional<Order>> findOwned(String userId, String orderId) {
         return orders.find(pool, orderId).map(found -> found.filter(order -> order.userId().equals(userId)));
-    }
-
-    /** A stored HTTP answer: what a replay sends again. */
-    public static JsonObject stored(int status, JsonObject body) {
-        return new JsonObject().put("status", status).put("body", body);
-    }
-
-    /** Keys are per user: the user id is encoded so that no (user, key) pair can pose as another. */
-    static String keyOf(String userId, String idempotencyKey) {
-        return URLEncoder.encode(userId, StandardCharsets.UTF_8) + ":" + idempotencyKey;
     }
 
     private Order newOrder(String userId, OrderRequest request) {
