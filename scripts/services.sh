@@ -34,6 +34,7 @@ EXAMPLE_DB_NAMES=(loyalty giftcards)
 # before every `./idem test`: a test run never meets what `./idem run`, an earlier run or a
 # migration not yet committed left behind
 TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test)
+TEST_DB_NAMES+=(idem_extension_test)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
@@ -43,6 +44,8 @@ KAFKA_CONTROLLER_PORT=9093
 KAFKA_PARTITIONS=4
 KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
   gift-card-issues gift-card-issues-dlq)
+KAFKA_TOPICS+=(idem-it-voucher-grants idem-it-voucher-grants-dlq idem-it-ledger-postings idem-it-ledger-postings-dlq
+  idem-it-failing-postings idem-it-failing-postings-dlq)
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 
