@@ -1,0 +1,52 @@
+package org.acme;
+
+import dev.idem.pipeline.Effect;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import java.util.UUID;
+
+/** The business work, each statement through tx: the pipeline's transaction, which also records the key. */
+@ApplicationScoped
+public class GiftCards {
+
+    @RegisterForReflection
+    public record Redemption(UUID redemptionId, UUID cardId, long amountCents, long balanceCents) {
+    }
+
+    public Uni<Effect> issue(CardIssue issue, SqlConnection tx) {
+        return tx.preparedQuery("""
+                        INSERT INTO gift_card (card_id, biz_key, user_id, balance_cents) VALUES ($1, $2, $3, $4)
+                        ON CONFLICT (biz_key) DO NOTHING""")
+                .execute(Tuple.of(UUID.randomUUID(), issue.bizKey(), issue.userId(), issue.amountCents()))
+                .map(rows -> rows.rowCount() == 1 ? Effect.applied() : new Effect.AlreadyApplied(new JsonObject()));
+    }
+
+    /** A failure answers its problem and keeps no record: the same key may be tried again. */
+    public Uni<Redemption> redeem(UUID cardId, long amountCents, SqlConnection tx) {
+        if (amountCents <= 0) {
+            return Uni.createFrom().failure(problem(400, "AMOUNT_INVALID", "amountCents must be positive"));
+        }
+        return tx.preparedQuery("""
+                        UPDATE gift_card SET balance_cents = balance_cents - $2
+                        WHERE card_id = $1 AND balance_cents >= $2 RETURNING balance_cents""")
+                .execute(Tuple.of(cardId, amountCents))
+                .map(rows -> {
+                    if (rows.rowCount() == 0) {
+                        throw problem(409, "BALANCE_SHORT", "gift card " + cardId + " does not hold " + amountCents + " cents");
+                    }
+                    return new Redemption(UUID.randomUUID(), cardId, amountCents, rows.iterator().next().getLong(0));
+                });
+    }
+
+    /** An RFC 9457 problem, the shape of the extension's own refusals. */
+    static WebApplicationException problem(int status, String code, String detail) {
+        String body = new JsonObject().put("status", status).put("code", code).put("detail", detail).encode();
+        return new WebApplicationException(Response.status(status).type("application/problem+json").entity(body).build());
+    }
+}
