@@ -68,6 +68,9 @@ class KafkaChannelsProcessor {
         for (String channel : channels) {
             String prefix = "mp.messaging.incoming." + channel + ".";
             DEFAULTS.forEach((key, value) -> defaults.produce(new RunTimeConfigurationDefaultBuildItem(prefix + key, value)));
+            // the channel's topic, which is the channel's name unless configured, and -dlq
+            defaults.produce(new RunTimeConfigurationDefaultBuildItem(prefix + "dead-letter-queue.topic",
+                    "${" + prefix + "topic:" + channel + "}-dlq"));
             setting(config, prefix + "enable.auto.commit")
                     .filter(Boolean::parseBoolean)
                     .ifPresent(on -> broken.add(prefix + "enable.auto.commit=true commits offsets before their records are "
