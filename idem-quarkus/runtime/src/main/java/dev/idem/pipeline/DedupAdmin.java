@@ -48,6 +48,7 @@ public class DedupAdmin {
             return new RedriveReport(resumptions.size(), takenOver, done, failed);
         }
 
+        /** {@code {"examined","takenOver","done","failed"}}, for an admin endpoint's answer. */
         public JsonObject toJson() {
             return new JsonObject()
                     .put("examined", examined)

@@ -11,6 +11,7 @@ public sealed interface Effect {
 
     /** The state changed now. */
     record Applied(JsonObject result) implements Effect {
+        /** What {@code cases} makes of this effect. */
         public <T> T accept(Cases<T> cases) {
             return cases.applied(this);
         }
@@ -18,6 +19,7 @@ public sealed interface Effect {
 
     /** The state was already where this delivery would move it, for the same cause. */
     record AlreadyApplied(JsonObject result) implements Effect {
+        /** What {@code cases} makes of this effect. */
         public <T> T accept(Cases<T> cases) {
             return cases.alreadyApplied(this);
         }
@@ -25,6 +27,7 @@ public sealed interface Effect {
 
     /** The delivery contradicts the state; it was recorded for people to resolve. */
     record Anomalous(String kind, JsonObject result) implements Effect {
+        /** What {@code cases} makes of this effect. */
         public <T> T accept(Cases<T> cases) {
             return cases.anomalous(this);
         }
@@ -35,6 +38,7 @@ public sealed interface Effect {
      * leave the transaction as it found it: it may share it with other deliveries.
      */
     record Refused(String reason, String detail) implements Effect {
+        /** What {@code cases} makes of this effect. */
         public <T> T accept(Cases<T> cases) {
             return cases.refused(this);
         }
@@ -50,15 +54,21 @@ public sealed interface Effect {
         return new Applied(result);
     }
 
+    /** What {@code cases} makes of this effect: the case of {@code cases} for its kind. */
     <T> T accept(Cases<T> cases);
 
+    /** One case per kind of effect: a switch the compiler checks for completeness. */
     interface Cases<T> {
+        /** The case of {@link Applied}. */
         T applied(Applied effect);
 
+        /** The case of {@link AlreadyApplied}. */
         T alreadyApplied(AlreadyApplied effect);
 
+        /** The case of {@link Anomalous}. */
         T anomalous(Anomalous effect);
 
+        /** The case of {@link Refused}. */
         T refused(Refused effect);
     }
 }

@@ -4,6 +4,7 @@ package dev.idem.pipeline;
 public enum Layer {
     REDIS, DB, STATE;
 
+    /** The layer as it is tagged in {@code idem_pipeline_duplicates_total}: redis, db or state. */
     public String tag() {
         return name().toLowerCase(java.util.Locale.ROOT);
     }

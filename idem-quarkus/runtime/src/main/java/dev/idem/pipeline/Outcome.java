@@ -11,6 +11,7 @@ public sealed interface Outcome {
 
     /** The work ran now, for the first time; {@code result} is what was stored for duplicates. */
     record Processed(JsonObject result) implements Outcome {
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.processed(this);
         }
@@ -18,6 +19,7 @@ public sealed interface Outcome {
 
     /** The work had already been done; {@code result} is the first delivery's. */
     record Duplicate(Layer layer, JsonObject result) implements Outcome {
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.duplicate(this);
         }
@@ -25,6 +27,7 @@ public sealed interface Outcome {
 
     /** Another delivery with this key is being worked on; come back after {@code retryAfter}. */
     record InFlight(Duration retryAfter) implements Outcome {
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.inFlight(this);
         }
@@ -32,6 +35,7 @@ public sealed interface Outcome {
 
     /** The key was used before with a different payload. */
     record KeyReused() implements Outcome {
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.keyReused(this);
         }
@@ -39,6 +43,7 @@ public sealed interface Outcome {
 
     /** The delivery was recorded but could not be applied: a person has to look at it. */
     record Anomaly(String kind, JsonObject result) implements Outcome {
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.anomaly(this);
         }
@@ -60,11 +65,13 @@ public sealed interface Outcome {
          */
         public static final String UNIQUE_VIOLATION = "UNIQUE_VIOLATION";
 
+        /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.rejected(this);
         }
     }
 
+    /** What {@code cases} makes of this outcome: the case of {@code cases} for its kind. */
     <T> T accept(Cases<T> cases);
 
     /** The name under which the outcome is counted: PROCESSED, DUPLICATE, IN_FLIGHT, ... */
@@ -72,17 +79,24 @@ public sealed interface Outcome {
         return accept(NAMES);
     }
 
+    /** One case per kind of outcome: a switch the compiler checks for completeness. */
     interface Cases<T> {
+        /** The case of {@link Processed}. */
         T processed(Processed outcome);
 
+        /** The case of {@link Duplicate}. */
         T duplicate(Duplicate outcome);
 
+        /** The case of {@link InFlight}. */
         T inFlight(InFlight outcome);
 
+        /** The case of {@link KeyReused}. */
         T keyReused(KeyReused outcome);
 
+        /** The case of {@link Anomaly}. */
         T anomaly(Anomaly outcome);
 
+        /** The case of {@link Rejected}. */
         T rejected(Rejected outcome);
     }
 

@@ -171,11 +171,13 @@ public interface PipelineConfig {
         Optional<Duration> concurrentWait();
     }
 
+    /** How long Redis remembers a key of {@code scope}: its own {@code redis-ttl}, else {@link #redisTtl()}. */
     default Duration redisTtl(String scope) {
         Scope s = scopes().get(scope);
         return s == null ? redisTtl() : s.redisTtl().orElse(redisTtl());
     }
 
+    /** How long a delivery of {@code scope} waits for a concurrent one holding its key, if bounded. */
     default Optional<Duration> concurrentWait(String scope) {
         Scope s = scopes().get(scope);
         return s == null ? Optional.empty() : s.concurrentWait();

@@ -37,8 +37,10 @@ public class StrictJson {
 
     /** A payload read into {@code T}, or why it could not be. */
     public sealed interface Parsed<T> {
+        /** The payload read, and every rule of {@code validate} kept. */
         record Valid<T>(T value) implements Parsed<T> {}
 
+        /** Why the payload could not be read or broke a rule, in one sentence. */
         record Invalid<T>(String detail) implements Parsed<T> {}
     }
 

@@ -20,12 +20,14 @@ import java.lang.annotation.Target;
 @Target({TYPE, METHOD, FIELD, PARAMETER})
 public @interface TwoPhaseScope {
 
+    /** The scope, as the requests of {@code executeTwoPhase} name it. */
     String value();
 
     /** The qualifier as a value, to look a scope's work up. */
     final class Literal extends AnnotationLiteral<TwoPhaseScope> implements TwoPhaseScope {
         private final String value;
 
+        /** The qualifier of {@code value}'s work. */
         public Literal(String value) {
             this.value = value;
         }

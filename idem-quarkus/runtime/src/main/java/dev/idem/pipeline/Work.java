@@ -8,6 +8,11 @@ import java.util.function.Function;
 /** The business change a key guards; it runs on the pipeline's connection, inside its transaction. */
 @FunctionalInterface
 public interface Work {
+    /**
+     * Makes the change through {@code tx}, the pipeline's connection, inside the transaction that
+     * records the key: every statement goes through it, and nothing else is done (the pipeline may
+     * run a work again when its transaction had to be run again). Answers what happened.
+     */
     Uni<Effect> run(SqlConnection tx);
 
     /**

@@ -34,6 +34,8 @@ public class IdempotentEndpoint implements HandlerChainCustomizer {
         this.status = status;
     }
 
+    // the getters let Quarkus record the endpoint at build time for the runtime
+
     public String getScope() {
         return scope;
     }
