@@ -62,6 +62,11 @@ final class InMemoryDedupCache implements DedupCache {
         down = true;
     }
 
+    /** Redis answers again, with the keys it held before (and still holds, if they did not expire). */
+    synchronized void comeBack() {
+        down = false;
+    }
+
     synchronized List<Marked> marked() {
         return new ArrayList<>(marked);
     }
@@ -150,6 +155,7 @@ final class InMemoryDedupCache implements DedupCache {
     @Override
     public synchronized Uni<Void> forget(String scope, String key) {
         values.remove(DedupStore.batchKey(scope, key));
+        expiries.remove(DedupStore.batchKey(scope, key));
         return Uni.createFrom().voidItem();
     }
 }

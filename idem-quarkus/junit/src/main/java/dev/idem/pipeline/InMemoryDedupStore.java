@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -30,11 +31,12 @@ import java.util.function.Predicate;
  * aborted: every later statement of it fails, and so does its COMMIT, as in Postgres.
  *
  * <p>Besides the dedup records it keeps business rows ({@link #write}) so that tests can see whose
- * work took effect. Hooks stand in for what other processes do meanwhile: a concurrent winner, a
+ * work took effect, and runs the changes of a test's own repository when their transaction commits
+ * ({@link #atCommit}). Hooks stand in for what other processes do meanwhile: a concurrent winner, a
  * lock held past the bound, a takeover first, an outage; and for a statement that fails.
  *
  * <p>Every operation answers synchronously at subscription; the SQL handles are placeholders that
- * fail if anything but this store uses them.
+ * fail, saying why, if anything but this store uses them: it runs no SQL.
  */
 final class InMemoryDedupStore implements DedupStore {
 
@@ -91,6 +93,8 @@ final class InMemoryDedupStore implements DedupStore {
         final SqlConnection handle;
         final Map<String, Stored> staged = new LinkedHashMap<>();
         final Map<String, String> stagedRows = new LinkedHashMap<>();
+        /** The changes of a test's repository, run in this order if the transaction commits. */
+        final List<Runnable> atCommit = new ArrayList<>();
         /** The dedup keys it looked up or wrote, in that order. */
         final Set<String> touched = new LinkedHashSet<>();
         Duration lockBound;
@@ -170,6 +174,12 @@ final class InMemoryDedupStore implements DedupStore {
         down = true;
     }
 
+    /** The store is back, with what had committed before it went down. */
+    synchronized void comeBack() {
+        down = false;
+        downOnRecord = false;
+    }
+
     /** The next record insert finds the store gone, and it stays down. */
     synchronized void goDownOnRecord() {
         downOnRecord = true;
@@ -243,6 +253,19 @@ final class InMemoryDedupStore implements DedupStore {
         });
     }
 
+    /**
+     * A statement of a test's own repository in {@code tx}: counted as one the work sent through
+     * its connection, failing as any statement of {@code tx} would (the store down, the transaction
+     * aborted), and {@code change} run when the transaction commits, never if it rolls back.
+     */
+    Uni<Void> atCommit(SqlConnection tx, Runnable change) {
+        Objects.requireNonNull(change, "change");
+        return statement(tx, t -> {
+            t.atCommit.add(change);
+            return null;
+        });
+    }
+
     // --- DedupStore ----------------------------------------------------------------------------
 
     @Override
@@ -290,6 +313,7 @@ final class InMemoryDedupStore implements DedupStore {
             committed.putAll(tx.staged);
             rows.putAll(tx.stagedRows);
             tx.ending = Ending.COMMITTED;
+            tx.atCommit.forEach(Runnable::run);
         } else {
             tx.ending = Ending.ROLLED_BACK;
         }
@@ -541,7 +565,8 @@ final class InMemoryDedupStore implements DedupStore {
                     tx = byHandle.get(WatchedConnection.core(on));
                     WatchedConnection.count(on);
                     if (tx == null) {
-                        throw new IllegalArgumentException("not a handle of this store: " + on);
+                        throw new IllegalArgumentException(on + " is not a connection this store gave a work: pass "
+                                + "the connection the work received");
                     }
                     if (tx.ending != Ending.OPEN) {
                         throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
@@ -617,14 +642,26 @@ final class InMemoryDedupStore implements DedupStore {
         return record;
     }
 
-    /** A SQL handle that only identifies a transaction: any use of it fails. */
+    /**
+     * A SQL handle that only identifies a transaction: any use of it fails, saying that no database
+     * is behind it and how a work is tested instead.
+     */
     private static <T> T placeholder(Class<T> type, String name) {
         return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) ->
                 switch (method.getName()) {
                     case "equals" -> proxy == args[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "toString" -> name;
-                    default -> throw new UnsupportedOperationException(name + " is a placeholder: " + method.getName());
+                    default -> throw new UnsupportedOperationException(noSql(name, method.getName()));
                 }));
+    }
+
+    private static String noSql(String connection, String method) {
+        return "PipelineKit's in-memory database runs no SQL: " + method + "() was called on the connection of "
+                + connection + ", which has no database behind it. Give the work a repository the test can replace: "
+                + "the service's sends its statements through this connection; the test's keeps its rows in memory "
+                + "and hands each change to PipelineKit.Database#write(tx, change), so that the change commits or "
+                + "rolls back with the key's record. To test the SQL itself, run the work against a real database "
+                + "with @QuarkusTest.";
     }
 }

@@ -21,7 +21,7 @@ final class PipelineRig {
 
     static final Instant START = Instant.parse("2025-03-01T10:00:00Z");
 
-    final TestClock clock = new TestClock(START);
+    final MovableClock clock = new MovableClock(START);
     final InMemoryDedupStore store = new InMemoryDedupStore();
     final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> store.committed(request)
             .map(stored -> stored.record().status() == DedupRecord.Status.DONE).orElse(false));
