@@ -19,6 +19,7 @@ public class GiftCards {
     public record Redemption(UUID redemptionId, UUID cardId, long amountCents, long balanceCents) {
     }
 
+    /** One card per bizKey; the table's unique key still holds for a copy older than the pipeline's retention. */
     public Uni<Effect> issue(CardIssue issue, SqlConnection tx) {
         return tx.preparedQuery("""
                         INSERT INTO gift_card (card_id, biz_key, user_id, balance_cents) VALUES ($1, $2, $3, $4)
@@ -38,15 +39,16 @@ public class GiftCards {
                 .execute(Tuple.of(cardId, amountCents))
                 .map(rows -> {
                     if (rows.rowCount() == 0) {
-                        throw problem(409, "BALANCE_SHORT", "gift card " + cardId + " does not hold " + amountCents + " cents");
+                        throw problem(409, "BALANCE_SHORT", "card " + cardId + " holds less than " + amountCents);
                     }
                     return new Redemption(UUID.randomUUID(), cardId, amountCents, rows.iterator().next().getLong(0));
                 });
     }
 
-    /** An RFC 9457 problem, the shape of the extension's own refusals. */
+    /** An application/problem+json answer (RFC 9457) with a code, as the extension's own refusals are. */
     static WebApplicationException problem(int status, String code, String detail) {
         String body = new JsonObject().put("status", status).put("code", code).put("detail", detail).encode();
-        return new WebApplicationException(Response.status(status).type("application/problem+json").entity(body).build());
+        return new WebApplicationException(
+                Response.status(status).type("application/problem+json").entity(body).build());
     }
 }

@@ -49,8 +49,7 @@ class GiftCardIssuesTest {
             send(bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":5000}");
         }
 
-        // the second and third copies are recognised by the pipeline, not only by the table's unique key
-        await().atMost(PATIENCE).until(() -> duplicates() >= duplicatesBefore + 2);
+        await("two copies known by their key").atMost(PATIENCE).until(() -> duplicates() >= duplicatesBefore + 2);
         assertEquals(1, cards(bizKey));
     }
 
@@ -62,10 +61,11 @@ class GiftCardIssuesTest {
         try (KafkaConsumer<String, String> dlq = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ConsumerConfig.GROUP_ID_CONFIG, "test-" + bizKey,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new StringDeserializer(), new StringDeserializer())) {
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new StringDeserializer(), new StringDeserializer())) {
             dlq.subscribe(List.of(TOPIC + "-dlq"));
             List<String> keys = new ArrayList<>();
-            await().atMost(PATIENCE).pollInSameThread().until(() -> {
+            await("the record in " + TOPIC + "-dlq").atMost(PATIENCE).pollInSameThread().until(() -> {
                 dlq.poll(Duration.ofMillis(500)).forEach(record -> keys.add(record.key()));
                 return keys.contains(bizKey);
             });
@@ -74,8 +74,8 @@ class GiftCardIssuesTest {
     }
 
     private void send(String key, String value) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(TOPIC, key, value)).get();
         }
     }
@@ -85,8 +85,10 @@ class GiftCardIssuesTest {
                 .execute(Tuple.of(bizKey)).await().indefinitely().iterator().next().getLong(0);
     }
 
+    /** Copies the pipeline knew by their key (in Redis or in its record), before the card table's unique key. */
     private double duplicates() {
         return registry.find("idem.pipeline.duplicates").tag("scope", "gift-card-issue").counters().stream()
+                .filter(counter -> !"state".equals(counter.getId().getTag("layer")))
                 .mapToDouble(Counter::count).sum();
     }
 }
