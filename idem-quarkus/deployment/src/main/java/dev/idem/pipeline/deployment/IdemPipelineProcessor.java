@@ -13,6 +13,7 @@ import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
 import io.quarkus.deployment.builditem.ShutdownListenerBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.NativeImageResourceBuildItem;
+import io.quarkus.deployment.logging.LogCleanupFilterBuildItem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -98,6 +99,23 @@ class IdemPipelineProcessor {
     @BuildStep
     RunTimeConfigurationDefaultBuildItem schedulerStarts() {
         return new RunTimeConfigurationDefaultBuildItem("quarkus.scheduler.start-mode", "forced");
+    }
+
+    /**
+     * Quarkus warns at every start that the default Redis client's pool gauges are registered twice.
+     * They are, but by Quarkus alone: both {@code RedisClientProcessor} and {@code RedisDatasourceProcessor}
+     * record {@code RedisClientRecorder.initialize}, and each call builds a Vert.x client for the name
+     * before {@code putIfAbsent} keeps the first one; the second client's pool is never used and its
+     * gauges are the ones dropped, so the gauges that stay measure the client that serves. The extension
+     * needs the default client in every service (LoopRedis), so the warning goes to DEBUG, where
+     * Micrometer puts every duplicate after the first anyway. Quarkus without the extension warns the
+     * same; a named client of the service's own is left alone.
+     */
+    @BuildStep
+    LogCleanupFilterBuildItem defaultRedisPoolMadeTwice() {
+        return new LogCleanupFilterBuildItem("io.micrometer.core.instrument.MeterRegistry",
+                "This Gauge has been already registered (MeterId{name='redis.pool.queue.size', "
+                        + "tags=[tag(pool.name=<default>),tag(pool.type=redis)]})");
     }
 
     /**
