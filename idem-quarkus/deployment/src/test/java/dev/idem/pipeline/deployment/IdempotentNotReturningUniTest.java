@@ -1,0 +1,40 @@
+package dev.idem.pipeline.deployment;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.pipeline.rest.Idempotent;
+import io.quarkus.test.QuarkusUnitTest;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * An @Idempotent method that answers at once, not with a Uni, could not run in the pipeline's
+ * reactive transaction: the build stops and says to return a Uni.
+ */
+class IdempotentNotReturningUniTest {
+
+    @RegisterExtension
+    static final QuarkusUnitTest BUILD = Builds.failing(Resource.class)
+            .assertException(failure -> {
+                String messages = Builds.messages(failure);
+                assertTrue(messages.contains(Resource.class.getName() + ".issue is @Idempotent and must return a Uni"),
+                        messages);
+            });
+
+    @Test
+    void theBuildFails() {
+        // the extension above asserts the failure; nothing runs
+    }
+
+    @Path("/vouchers")
+    public static class Resource {
+        @POST
+        @Idempotent(scope = "voucher-issue")
+        public String issue(String body, SqlConnection tx) {
+            return body;
+        }
+    }
+}
