@@ -110,8 +110,8 @@ interface DedupStore {
         UNAVAILABLE,
         /**
          * The database refused a statement for the data it carried (Postgres's class 22, data
-         * exception: a NUL in a text, a value out of range): the same delivery fails the same way
-         * every time, so it is refused rather than retried.
+         * exception: a NUL in a text, a value out of range; or a NOT NULL or CHECK constraint):
+         * the same delivery fails the same way every time, so it is refused rather than retried.
          */
         INVALID_DATA,
         /** A statement waited for a lock longer than {@link #boundLockWaits} allowed. */

@@ -49,6 +49,11 @@ public sealed interface Effect {
         return new Applied(new JsonObject());
     }
 
+    /** The state was already where this delivery would move it, with nothing to remember. */
+    static Effect alreadyApplied() {
+        return new AlreadyApplied(new JsonObject());
+    }
+
     /** The state changed now; {@code result} is what duplicates are answered with. */
     static Effect applied(JsonObject result) {
         return new Applied(result);

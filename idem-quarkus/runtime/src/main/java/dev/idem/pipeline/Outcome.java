@@ -55,7 +55,10 @@ public sealed interface Outcome {
      */
     record Rejected(String reason, String detail) implements Outcome {
 
-        /** The database refused the delivery's own data (a NUL in a text, a number out of range). */
+        /**
+         * The database refused the delivery's own data (a NUL in a text, a number out of range, a
+         * NOT NULL or CHECK constraint of the work's tables).
+         */
         public static final String INVALID_DATA = "INVALID_DATA";
 
         /**

@@ -35,6 +35,8 @@ class PgDedupStore implements DedupStore {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final String UNIQUE_VIOLATION = "23505";
+    /** NOT NULL and CHECK: the delivery's own data breaks them, whatever else is in the database. */
+    private static final Set<String> DATA_CONSTRAINTS = Set.of("23502", "23514");
     private static final Set<String> SERVER_FAILURES = Set.of("08", "53", "57", "58", "XX");
 
     /**
@@ -310,7 +312,7 @@ class PgDedupStore implements DedupStore {
             if (state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2))) {
                 return Failure.UNAVAILABLE;
             }
-            return state.startsWith("22") ? Failure.INVALID_DATA
+            return state.startsWith("22") || DATA_CONSTRAINTS.contains(state) ? Failure.INVALID_DATA
                     : LOCK_NOT_AVAILABLE.equals(state) ? Failure.LOCK_NOT_AVAILABLE
                     : UNIQUE_VIOLATION.equals(state) ? Failure.UNIQUE_VIOLATION
                     : Failure.OTHER;

@@ -73,8 +73,12 @@ public class ProblemAnswers {
                 "the database cannot be reached right now; the same request may be sent again"), Duration.ofSeconds(1));
     }
 
-    /** A problem+json answer with {@code status}, {@code code} and {@code detail}. */
-    protected Response problem(int status, String code, String detail) {
+    /**
+     * A problem+json answer with {@code status}, {@code code} and {@code detail}: also what an
+     * {@code @Idempotent} method refuses with, e.g.
+     * {@code throw new WebApplicationException(ProblemAnswers.problem(409, "BALANCE_SHORT", "..."))}.
+     */
+    public static Response problem(int status, String code, String detail) {
         Response.StatusType known = Response.Status.fromStatusCode(status);
         JsonObject problem = new JsonObject()
                 .put("type", "about:blank")
@@ -86,7 +90,7 @@ public class ProblemAnswers {
     }
 
     /** {@code answer} with {@code Retry-After} in whole seconds, at least one. */
-    protected Response retryLater(Response answer, Duration after) {
+    public static Response retryLater(Response answer, Duration after) {
         return Response.fromResponse(answer).header("Retry-After", Math.max(1, (after.toMillis() + 999) / 1000)).build();
     }
 }

@@ -1,14 +1,13 @@
 package org.acme;
 
 import dev.idem.pipeline.Effect;
+import dev.idem.pipeline.rest.ProblemAnswers;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
-import jakarta.ws.rs.core.Response;
 import java.util.UUID;
 
 /** The business work, each statement through tx: the pipeline's transaction, which also records the key. */
@@ -25,7 +24,7 @@ public class GiftCards {
                         INSERT INTO gift_card (card_id, biz_key, user_id, balance_cents) VALUES ($1, $2, $3, $4)
                         ON CONFLICT (biz_key) DO NOTHING""")
                 .execute(Tuple.of(UUID.randomUUID(), issue.bizKey(), issue.userId(), issue.amountCents()))
-                .map(rows -> rows.rowCount() == 1 ? Effect.applied() : new Effect.AlreadyApplied(new JsonObject()));
+                .map(rows -> rows.rowCount() == 1 ? Effect.applied() : Effect.alreadyApplied());
     }
 
     /** A failure answers its problem and keeps no record: the same key may be tried again. */
@@ -47,8 +46,6 @@ public class GiftCards {
 
     /** An application/problem+json answer (RFC 9457) with a code, as the extension's own refusals are. */
     static WebApplicationException problem(int status, String code, String detail) {
-        String body = new JsonObject().put("status", status).put("code", code).put("detail", detail).encode();
-        return new WebApplicationException(
-                Response.status(status).type("application/problem+json").entity(body).build());
+        return new WebApplicationException(ProblemAnswers.problem(status, code, detail));
     }
 }
