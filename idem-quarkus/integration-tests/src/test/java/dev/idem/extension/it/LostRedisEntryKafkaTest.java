@@ -1,0 +1,142 @@
+package dev.idem.extension.it;
+
+import static dev.idem.extension.it.Http.posting;
+import static dev.idem.extension.it.Http.voucher;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.extension.it.Cache.Loss;
+import dev.idem.extension.it.Kafka.Channel;
+import dev.idem.extension.it.Kafka.Dead;
+import dev.idem.pipeline.PipelineConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.redis.datasource.RedisDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A record delivered again after Redis lost its key (deleted, expired, flushed) changes nothing
+ * and is acked: its key's record in Postgres says it was applied, whether or not the work's own
+ * tables would have refused it. Without that record, a work its table refuses is dead-lettered
+ * once, not retried for ever.
+ */
+@QuarkusTest
+class LostRedisEntryKafkaTest {
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    RedisDataSource redis;
+
+    @Inject
+    PipelineConfig config;
+
+    @Inject
+    MeterRegistry registry;
+
+    Db db;
+    Cache cache;
+    Counters counters;
+    Kafka kafka;
+    Channel vouchers;
+    Channel ledger;
+
+    @BeforeEach
+    void setUp() {
+        vouchers = Channel.of("voucher-grants");
+        ledger = Channel.of("ledger-postings");
+        db = new Db(pool);
+        cache = new Cache(redis, config);
+        counters = new Counters(registry);
+        kafka = new Kafka();
+    }
+
+    @AfterEach
+    void tearDown() {
+        kafka.close();
+    }
+
+    /** vouchers: the second delivery's insert breaks the table's own unique constraint. */
+    @ParameterizedTest
+    @EnumSource(Loss.class)
+    void aVoucherGrantDeliveredAgainAfterRedisLostItsKeyIsAckedAndChangesNothing(Loss loss) {
+        String code = "kafka-" + loss + "-" + UUID.randomUUID();
+        deliveredAgainAfterLoss(loss, vouchers, "voucher-grant", code, voucher(code, "holder", 25),
+                () -> db.vouchers(code));
+    }
+
+    /** ledger: nothing in the table refuses a second entry; only the key's record does. */
+    @ParameterizedTest
+    @EnumSource(Loss.class)
+    void aLedgerPostingDeliveredAgainAfterRedisLostItsKeyIsAckedAndChangesNothing(Loss loss) {
+        String ref = "kafka-" + loss + "-" + UUID.randomUUID();
+        String account = "account-" + ref;
+        deliveredAgainAfterLoss(loss, ledger, "ledger-posting", ref, posting(ref, account, 40),
+                () -> db.entries(account));
+    }
+
+    @Test
+    void aVoucherGrantedBeforeWhoseKeyHasNoRecordLeftIsDeadLetteredOnceAsAUniqueViolation() {
+        String code = "kafka-archived-" + UUID.randomUUID();
+        String value = voucher(code, "holder", 25);
+        kafka.awaitSettled(vouchers, kafka.send(vouchers, 0, code, value));
+        String redisKey = cache.key("voucher-grant", code);
+        cache.awaitDone(redisKey);
+
+        db.forgetRecord("voucher-grant", code);
+        Loss.DELETED.lose(cache, redisKey);
+        double retries = counters.retries(vouchers.name());
+
+        RecordMetadata again = kafka.send(vouchers, 1, code, value);
+        kafka.awaitSettled(vouchers, again);
+
+        List<Dead> dead = kafka.deadLetters(vouchers, code);
+        assertEquals(1, dead.size(), dead.toString());
+        assertTrue(dead.get(0).reason().startsWith("UNIQUE_VIOLATION"), dead.get(0).reason());
+        assertEquals(value, dead.get(0).value(), "the record is kept as it came");
+        assertEquals(0, counters.retries(vouchers.name()) - retries, "retrying cannot change it");
+        assertEquals(1, db.vouchers(code));
+        assertEquals(0, db.records("voucher-grant", code));
+
+        // the partition goes on
+        String next = "kafka-after-archived-" + UUID.randomUUID();
+        kafka.awaitSettled(vouchers, kafka.send(vouchers, 1, next, voucher(next, "holder", 1)));
+        assertEquals(1, db.vouchers(next));
+    }
+
+    /**
+     * The record on partition 0, applied; Redis loses its key; the same record on partition 1,
+     * settled: counted once, nothing dead-lettered, Postgres caught the duplicate.
+     */
+    private void deliveredAgainAfterLoss(Loss loss, Channel channel, String scope, String key, String value,
+                                         LongSupplier rows) {
+        RecordMetadata first = kafka.send(channel, 0, key, value);
+        kafka.awaitSettled(channel, first);
+        assertEquals(1, rows.getAsLong());
+        String redisKey = cache.key(scope, key);
+        cache.awaitDone(redisKey);
+        loss.lose(cache, redisKey);
+        assertFalse(cache.exists(redisKey), "Redis lost the key");
+        double fromDb = counters.duplicatesFromDb(scope);
+
+        RecordMetadata again = kafka.send(channel, 1, key, value);
+        kafka.awaitSettled(channel, again);
+
+        assertEquals(1, rows.getAsLong(), "the second delivery changed nothing");
+        assertEquals(1, counters.duplicatesFromDb(scope) - fromDb, "Postgres caught the duplicate");
+        assertEquals(List.of(), kafka.deadLetters(channel, key));
+        assertEquals(1, db.records(scope, key));
+    }
+}
