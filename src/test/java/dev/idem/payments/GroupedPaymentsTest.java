@@ -1,4 +1,4 @@
-package dev.idem.groups;
+package dev.idem.payments;
 
 import static dev.idem.testing.Callbacks.deliver;
 import static dev.idem.testing.Callbacks.newOrder;
@@ -6,8 +6,6 @@ import static dev.idem.testing.Gateway.callback;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import dev.idem.payments.PaymentCallback;
-import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.IdempotencyPipeline.Item;
 import dev.idem.pipeline.Layer;

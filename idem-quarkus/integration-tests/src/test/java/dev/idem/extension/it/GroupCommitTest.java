@@ -1,24 +1,20 @@
-package dev.idem.groups;
+package dev.idem.extension.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.idem.coupons.Coupon;
-import dev.idem.coupons.CouponRepository;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.Work;
-import dev.idem.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,9 +36,6 @@ class GroupCommitTest {
 
     @Inject
     IdempotencyPipeline pipeline;
-
-    @Inject
-    CouponRepository coupons;
 
     @Inject
     Pool pool;
@@ -94,23 +87,22 @@ class GroupCommitTest {
             assertEquals(first.result(), copy.result(), "the duplicate answers what the first stored");
         }
         Db db = new Db(pool);
-        assertEquals(keys.size(), db.count("SELECT count(*) FROM coupons WHERE user_id = $1", user));
-        assertEquals(keys.size(), transactions.size(), "each key's coupon was written once");
+        assertEquals(keys.size(), db.count("SELECT count(*) FROM vouchers WHERE holder = $1", user));
+        assertEquals(keys.size(), transactions.size(), "each key's voucher was written once");
     }
 
     private static IdemRequest request(String key) {
         return new IdemRequest(SCOPE, key, IdemRequest.fingerprint(key));
     }
 
-    /** A coupon for the key, noting the transaction it was written in. */
+    /** A voucher for the key, noting the transaction it was written in. */
     private Work grant(String key, String user) {
         return tx -> transactionOf(tx).chain(id -> {
-            Coupon coupon = new Coupon(UUID.randomUUID().toString(), user, "GROUP", key, null,
-                    Instant.now().truncatedTo(ChronoUnit.MICROS));
-            return coupons.grant(tx, coupon).map(inserted -> {
-                if (inserted) {
+            UUID voucherId = UUID.randomUUID();
+            return tx.preparedQuery(BatchTest.GRANT).execute(Tuple.of(voucherId, key, user)).map(rows -> {
+                if (rows.size() == 1) {
                     transactions.put(key, id);
-                    return new Effect.Applied(new JsonObject().put("couponId", coupon.couponId()));
+                    return new Effect.Applied(new JsonObject().put("voucherId", voucherId.toString()));
                 }
                 return new Effect.AlreadyApplied(new JsonObject());
             });
