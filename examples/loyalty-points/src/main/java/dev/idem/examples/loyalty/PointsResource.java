@@ -3,6 +3,7 @@ package dev.idem.examples.loyalty;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import dev.idem.pipeline.rest.Idempotent;
+import dev.idem.pipeline.rest.ProblemAnswers;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -40,11 +41,11 @@ public class PointsResource {
     public Uni<Response> redeem(@HeaderParam(USER_HEADER) String userId, @HeaderParam("Idempotency-Key") String key,
                                 byte[] body, SqlConnection tx) {
         if (!UserIds.valid(userId)) {
-            return answer(Problems.badRequest(USER_HEADER + " is required: " + UserIds.RULE));
+            return answer(badRequest(USER_HEADER + " is required: " + UserIds.RULE));
         }
         Parsed<RedemptionRequest> parsed = json.read(body, RedemptionRequest.class, RedemptionRequest::violation);
         if (parsed instanceof Parsed.Invalid<RedemptionRequest> invalid) {
-            return answer(Problems.badRequest(invalid.detail()));
+            return answer(badRequest(invalid.detail()));
         }
         return points.redeem(tx, userId, key, ((Parsed.Valid<RedemptionRequest>) parsed).value().points());
     }
@@ -53,13 +54,18 @@ public class PointsResource {
     @Path("/{userId}")
     public Uni<Response> balance(@PathParam("userId") String userId) {
         if (!UserIds.valid(userId)) {
-            return answer(Problems.badRequest("the user id must be " + UserIds.RULE));
+            return answer(badRequest("the user id must be " + UserIds.RULE));
         }
         return points.balance(userId)
                 .map(balance -> Response.ok(new JsonObject().put("userId", userId).put("points", balance).encode())
                         .type(MediaType.APPLICATION_JSON_TYPE).build())
-                .onFailure().recoverWithItem(failure -> Problems.retryLater(503, "UNAVAILABLE",
-                        "the database cannot be reached right now", Duration.ofSeconds(1)));
+                .onFailure().recoverWithItem(failure -> ProblemAnswers.retryLater(ProblemAnswers.problem(503,
+                        "UNAVAILABLE", "the database cannot be reached right now"), Duration.ofSeconds(1)));
+    }
+
+    /** Bad input, in the extension's problem+json shape. */
+    private static Response badRequest(String detail) {
+        return ProblemAnswers.problem(400, "BAD_REQUEST", detail);
     }
 
     private static Uni<Response> answer(Response response) {

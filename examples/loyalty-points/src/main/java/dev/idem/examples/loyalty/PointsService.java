@@ -3,6 +3,7 @@ package dev.idem.examples.loyalty;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.pipeline.rest.ProblemAnswers;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -80,7 +81,7 @@ public class PointsService {
     public Uni<Response> redeem(SqlConnection tx, String userId, String idempotencyKey, int points) {
         UUID id = UUID.randomUUID();
         return tx.preparedQuery(REDEEM).execute(Tuple.of(id, userId, points, idempotencyKey)).map(rows -> rows.size() == 0
-                ? Problems.response(409, "INSUFFICIENT_POINTS", "the balance of " + userId + " is less than " + points
+                ? ProblemAnswers.problem(409, "INSUFFICIENT_POINTS", "the balance of " + userId + " is less than " + points
                         + " points")
                 : Response.status(201).type(MediaType.APPLICATION_JSON_TYPE).entity(new JsonObject()
                         .put("redemptionId", id.toString())

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -34,6 +35,9 @@ class RedemptionResourceTest {
 
     @Inject
     Pool pool;
+
+    @Inject
+    RedisDataSource redis;
 
     Db db;
     Kafka kafka;
@@ -70,6 +74,29 @@ class RedemptionResourceTest {
         redeem(key, "{\"points\": 31}").then().statusCode(422).contentType(PROBLEM)
                 .body("code", Matchers.equalTo("IDEMPOTENCY_KEY_REUSED"));
 
+        assertEquals(1, redemptions(key));
+        assertEquals(70, PointsAwardKafkaTest.balanceShown(user));
+    }
+
+    /**
+     * The key's Redis entry is gone (its TTL passed, Redis was flushed or failed over): the copy is
+     * claimed as new and its work runs, meets the redemption's own unique key, and the key's record
+     * answers. The first answer again, never a 5xx.
+     */
+    @Test
+    void aReplayAfterRedisLostTheKeyIsStillTheFirstAnswer() {
+        fund(100);
+        String key = UUID.randomUUID().toString();
+        String redisKey = "loyalty-points:" + PointsService.REDEMPTION_SCOPE + ":" + user + ":" + key;
+
+        Response first = redeem(key, "{\"points\": 30}");
+        first.then().statusCode(201);
+        await().atMost(Kafka.PATIENCE).until(() -> String.valueOf(redis.value(String.class).get(redisKey)).startsWith("DONE"));
+        redis.key().del(redisKey);
+
+        Response again = redeem(key, "{\"points\": 30}");
+        again.then().statusCode(201).header("Idempotent-Replayed", "true");
+        assertEquals(first.asString(), again.asString());
         assertEquals(1, redemptions(key));
         assertEquals(70, PointsAwardKafkaTest.balanceShown(user));
     }
