@@ -197,8 +197,11 @@ class GroupTransaction {
         return effects;
     }
 
-    /** What a work reported, and how many statements it sent through the connection it was given. */
-    private record Ran(Effect effect, int statements, long nanos) {}
+    /**
+     * What a work reported, how many statements it sent through the connection it was given, and
+     * how many of them changed rows.
+     */
+    private record Ran(Effect effect, int statements, int changes, long nanos) {}
 
     /**
      * The works of {@code working}, in that order, pipelined on the transaction's connection; each
@@ -220,14 +223,15 @@ class GroupTransaction {
                 effect = Uni.createFrom().failure(thrown);
             }
             runs.add(effect.onItem().ifNull().failWith(() -> new NullPointerException("the work's Uni gave null, not an Effect"))
-                    .map(e -> new Ran(e, WatchedConnection.statements(watched), System.nanoTime() - started)));
+                    .map(e -> new Ran(e, WatchedConnection.statements(watched), WatchedConnection.changes(watched),
+                            System.nanoTime() - started)));
         }
         return Uni.join().all(runs).andFailFast();
     }
 
-    /** Whether a refused work sent statements: they must not commit with the others' work. */
+    /** Whether a refused work changed rows: they must not commit with the others' work. */
     private static boolean refusedAfterWriting(List<Ran> ran) {
-        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Refused && r.statements() > 0);
+        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Refused && r.changes() > 0);
     }
 
     /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
