@@ -17,9 +17,8 @@ import org.eclipse.microprofile.config.Config;
  * Starts the Kafka consumers once the instance is ready. Every incoming channel configured
  * {@code pausable.late-subscription=true} (with {@code pausable.initially-paused=true}) is left
  * unsubscribed by start-up; once the HTTP server listens the readiness checks run, and when they
- * are UP the channels subscribe and their consumers are made. Making consumers takes the two cores
- * from the rest of the start: made while the HTTP server came up, the eight there were then put the
- * first answer some 100 ms later, made as soon as it listened still 40-50 ms later. And an
+ * are UP the channels subscribe and their consumers are made. Making consumers takes the cores
+ * from the rest of the start, so they are made after it, out of the way of the first answer. And an
  * instance that is not ready takes no partitions from those that are: while readiness is DOWN the
  * checks run again every second, the records waiting in Kafka meanwhile, nothing skipped. Quarkus
  * fires the event asynchronously, on a worker thread.

@@ -295,7 +295,7 @@ class TwoInstancesIT {
     /**
      * Kubernetes allows a stopped pod 30 s before it kills it; a rolling deploy waits this out per
      * instance. The Kafka connector's graceful close sleeps twice the poll timeout for each consumer
-     * holding partitions, one after the other: eight consumers at its default 1 s took 20-23 s.
+     * holding partitions, one after the other; the extension sets a poll timeout of 100 ms for that.
      */
     static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
