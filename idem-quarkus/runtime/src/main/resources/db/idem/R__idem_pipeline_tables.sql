@@ -4,6 +4,11 @@
 -- is added below in the same way. Versions would have had to fit into each service's own
 -- sequence of versions; this script needs none.
 
+-- "already exists, skipping" is what this script says of every table it finds: not worth a warning
+-- in a service's log (Flyway logs the server's notices as warnings). Local to the script's
+-- transaction, which Flyway and the extension both run it in.
+SET LOCAL client_min_messages = warning;
+
 -- One row per (scope, key): the unique primary key is what makes a concurrent second delivery
 -- wait for the first transaction and then see its outcome. Key first and in the "C" collation:
 -- every delivery searches this index, and scope takes few values, so comparing key first by its

@@ -37,8 +37,7 @@ class PipelineTables {
         }
         String script = script();
         // the main thread, at start-up: waiting here is what a migration at start does too
-        pool.withTransaction(tx -> tx.query("SET LOCAL client_min_messages = warning").execute()
-                        .chain(() -> tx.preparedQuery("SELECT pg_advisory_xact_lock($1)").execute(Tuple.of(LOCK)))
+        pool.withTransaction(tx -> tx.preparedQuery("SELECT pg_advisory_xact_lock($1)").execute(Tuple.of(LOCK))
                         .chain(() -> tx.query(script).execute()))
                 .onFailure().transform(failure -> new IllegalStateException("The idempotency pipeline could not put its "
                         + "tables in place (" + SCRIPT + "): " + failure.getMessage() + ". Check quarkus.datasource.*, "
