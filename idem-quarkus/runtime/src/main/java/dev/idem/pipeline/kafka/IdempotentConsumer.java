@@ -267,7 +267,7 @@ public class IdempotentConsumer {
         if (later.isEmpty()) {
             return all(deadLetters);
         }
-        count("idem.messaging.retries", "Records retried after a transient failure", channel, later.size());
+        retries(channel, later.size());
         LOG.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
         Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
                 : backoff.multipliedBy(2);
@@ -291,7 +291,7 @@ public class IdempotentConsumer {
                     boolean transientFailure = failure instanceof NotYet || pipeline.isTransient(failure);
                     again.set(transientFailure || failed.incrementAndGet() < workAttempts);
                     if (again.get()) {
-                        count("idem.messaging.retries", "Records retried after a failure", channel, records);
+                        retries(channel, records);
                         LOG.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
                     }
                 })
@@ -317,6 +317,11 @@ public class IdempotentConsumer {
 
     private static Uni<Void> all(List<Uni<Void>> unis) {
         return unis.isEmpty() ? Uni.createFrom().voidItem() : Uni.join().all(unis).andFailFast().replaceWithVoid();
+    }
+
+    /** One counter, one description, for every path that applies records again. */
+    private void retries(String channel, int records) {
+        count("idem.messaging.retries", "Records applied again: in flight elsewhere, or after a failure", channel, records);
     }
 
     private void count(String name, String description, String channel, int amount) {
