@@ -9,7 +9,6 @@ import io.smallrye.reactive.messaging.kafka.fault.KafkaFailureHandler;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
@@ -36,8 +35,6 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
     public static final String STRATEGY = "idem-dead-letter";
 
     private static final Logger LOG = Logger.getLogger(DeadLetterTopic.class);
-    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
-    private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
 
     private final DeadLetterProducer producer;
 
@@ -68,13 +65,19 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
 
         @Override
         public <K, V> Uni<Void> handle(IncomingKafkaRecord<K, V> record, Throwable reason, Metadata metadata) {
-            ProducerRecord<byte[], byte[]> dead = deadLetter(topic, record, reason);
-            return Uni.createFrom().deferred(() -> producer.send(dead))
-                    .onFailure().invoke(failure -> LOG.warnf("%s: the dead letter of %s-%d@%d will be sent again: %s",
-                            channel, record.getTopic(), record.getPartition(), record.getOffset(), failure))
-                    .onFailure().retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely()
+            return send(deadLetter(topic, record, reason), record, 1)
                     .chain(() -> Uni.createFrom().completionStage(record::ack))
                     .emitOn(record::runOnMessageContext);
+        }
+
+        /** The dead letter, sent again with backoff until the broker takes it. */
+        private Uni<Void> send(ProducerRecord<byte[], byte[]> dead, IncomingKafkaRecord<?, ?> record, int retry) {
+            return Uni.createFrom().deferred(() -> producer.send(dead)).replaceWithVoid()
+                    .onFailure().recoverWithUni(failure -> {
+                        LOG.warnf("%s: the dead letter of %s-%d@%d will be sent again: %s",
+                                channel, record.getTopic(), record.getPartition(), record.getOffset(), failure);
+                        return Backoff.retry(retry, () -> send(dead, record, retry + 1));
+                    });
         }
     }
 

@@ -20,15 +20,12 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -54,8 +51,6 @@ public class IdempotentConsumer {
 
     private static final Logger LOG = Logger.getLogger(IdempotentConsumer.class);
 
-    private static final Duration FIRST_RETRY = Duration.ofMillis(200);
-    private static final Duration LONGEST_RETRY = Duration.ofSeconds(10);
     /**
      * Records a channel holds in flight, one by one: enough for every partition to have work while
      * one waits out a backoff. Parts of polls (a part is a poll's records of one partition): two
@@ -165,18 +160,8 @@ public class IdempotentConsumer {
         if (parsed instanceof Parsed.Invalid<T> invalid) {
             return poison(channel, message, invalid);
         }
-        T value = ((Parsed.Valid<T>) parsed).value();
-        Uni<Disposition> settled = Uni.createFrom().deferred(() -> apply.apply(value))
-                .map(policy::of)
-                // in flight elsewhere: the same backoff as a transient failure, never an ack
-                .chain(disposition -> disposition instanceof Disposition.RetryLater
-                        ? Uni.createFrom().<Disposition>failure(new NotYet())
-                        : Uni.createFrom().item(disposition));
-        return retried(channel, 1, settled)
-                .onFailure().recoverWithItem(IdempotentConsumer::workFailed)
-                .chain(disposition -> disposition instanceof Disposition.DeadLetter dead
-                        ? deadLetter(channel, message, dead.reason())
-                        : Uni.createFrom().completionStage(message::ack));
+        return settle(new Round<>(channel, List.of(message), List.of(((Parsed.Valid<T>) parsed).value()),
+                values -> apply.apply(values.get(0)).map(List::of), true), 1, 0);
     }
 
     /**
@@ -221,87 +206,82 @@ public class IdempotentConsumer {
                 poison.add(poison(channel, record, (Parsed.Invalid<T>) parsed));
             }
         }
-        return all(poison).chain(() -> settle(channel, pending, values, applyAll, FIRST_RETRY));
+        return all(poison).chain(() -> settle(new Round<>(channel, pending, values, applyAll, false), 1, 0));
     }
 
     private PartitionLanes lanes(String channel, int limit) {
         return lanes.computeIfAbsent(channel, c -> new PartitionLanes(limit, loops));
     }
 
-    private <T> Uni<Void> settle(String channel, List<Message<byte[]>> records, List<T> values,
-                                 Function<List<T>, Uni<List<Outcome>>> applyAll, Duration backoff) {
-        if (records.isEmpty()) {
+    /**
+     * Records to apply together, how to apply them, and whether each is acked as it is settled (one
+     * record) or the caller acks the part's last record once all are (a poll).
+     */
+    private record Round<T>(String channel, List<Message<byte[]>> records, List<T> values,
+                            Function<List<T>, Uni<List<Outcome>>> applyAll, boolean ackEach) {
+
+        Round<T> only(List<Integer> indices) {
+            return new Round<>(channel, indices.stream().map(records::get).toList(),
+                    indices.stream().map(values::get).toList(), applyAll, ackEach);
+        }
+    }
+
+    /**
+     * Applies the round's records until each is settled: acked, dead-lettered, or applied again
+     * after the {@link Backoff} ({@code retry} counts the tries so far). A transient failure (the
+     * database away) and a key in flight elsewhere are retried for as long as they last: never
+     * skipped, never dead-lettered. Any other failure (the work threw, or the database refused one
+     * of its statements) fails the same way every time: after {@code idem.pipeline.work-attempts}
+     * ({@code failures} counts them) the record is dead-lettered as {@code WORK_FAILED} rather than
+     * holding its partition for ever; in a poll, the records are then applied one by one, so that
+     * only the failing one goes.
+     */
+    private <T> Uni<Void> settle(Round<T> round, int retry, int failures) {
+        if (round.records().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return retried(channel, records.size(), Uni.createFrom().deferred(() -> applyAll.apply(values)))
+        return Uni.createFrom().deferred(() -> round.applyAll().apply(round.values()))
                 .onItemOrFailure().transformToUni((outcomes, failure) -> {
                     if (failure == null) {
-                        return dispose(channel, records, values, outcomes, applyAll, backoff);
+                        return dispose(round, outcomes, retry, failures);
                     }
-                    if (records.size() == 1) {
-                        return deadLetter(channel, records.get(0), workFailed(failure).reason());
+                    boolean transientFailure = pipeline.isTransient(failure);
+                    if (transientFailure || failures + 1 < workAttempts) {
+                        return again(round, retry, transientFailure ? failures : failures + 1, failure.toString());
                     }
-                    // one of them keeps failing: each alone, so that only its record goes to the dead-letter topic
-                    return Multi.createFrom().range(0, records.size())
-                            .onItem().transformToUniAndConcatenate(i -> settle(channel, List.of(records.get(i)),
-                                    List.of(values.get(i)), applyAll, backoff))
+                    if (round.records().size() == 1) {
+                        return deadLetter(round.channel(), round.records().get(0), "WORK_FAILED: " + failure);
+                    }
+                    return Multi.createFrom().range(0, round.records().size())
+                            .onItem().transformToUniAndConcatenate(i -> settle(round.only(List.of(i)), 1, 0))
                             .collect().last().replaceWithVoid();
                 });
     }
 
     /** What the policy makes of each outcome: acks, dead letters, and the records to apply again later. */
-    private <T> Uni<Void> dispose(String channel, List<Message<byte[]>> records, List<T> values, List<Outcome> outcomes,
-                                  Function<List<T>, Uni<List<Outcome>>> applyAll, Duration backoff) {
-        List<Uni<Void>> deadLetters = new ArrayList<>();
-        List<Message<byte[]>> later = new ArrayList<>();
-        List<T> laterValues = new ArrayList<>();
-        for (int i = 0; i < records.size(); i++) {
+    private <T> Uni<Void> dispose(Round<T> round, List<Outcome> outcomes, int retry, int failures) {
+        List<Uni<Void>> settled = new ArrayList<>();
+        List<Integer> later = new ArrayList<>();
+        for (int i = 0; i < outcomes.size(); i++) {
+            Message<byte[]> record = round.records().get(i);
             Disposition disposition = policy.of(outcomes.get(i));
             if (disposition instanceof Disposition.DeadLetter dead) {
-                deadLetters.add(deadLetter(channel, records.get(i), dead.reason()));
+                settled.add(deadLetter(round.channel(), record, dead.reason()));
             } else if (disposition instanceof Disposition.RetryLater) {
-                later.add(records.get(i));
-                laterValues.add(values.get(i));
+                later.add(i);
+            } else if (round.ackEach()) {
+                settled.add(Uni.createFrom().completionStage(record::ack));
             }
         }
-        if (later.isEmpty()) {
-            return all(deadLetters);
-        }
-        retries(channel, later.size());
-        LOG.warnf("%s: %d records will be retried: the key is still in flight", channel, later.size());
-        Duration next = backoff.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY
-                : backoff.multipliedBy(2);
-        return all(deadLetters)
-                .onItem().delayIt().by(backoff)
-                .chain(() -> settle(channel, later, laterValues, applyAll, next));
+        return all(settled).chain(() -> later.isEmpty()
+                ? Uni.createFrom().voidItem()
+                : again(round.only(later), retry, failures, "the key is still in flight"));
     }
 
-    /**
-     * {@code work} until it succeeds, with backoff. A transient failure (the database away) is
-     * retried for as long as it lasts: never skipped, never dead-lettered. Any other failure (the
-     * work threw, or the database refused one of its statements) fails the same way every time:
-     * after {@code idem.pipeline.work-attempts} it fails the Uni, and the record is dead-lettered
-     * rather than holding its partition for ever.
-     */
-    private <R> Uni<R> retried(String channel, int records, Uni<R> work) {
-        AtomicInteger failed = new AtomicInteger();
-        AtomicBoolean again = new AtomicBoolean();
-        return work
-                .onFailure().invoke(failure -> {
-                    boolean transientFailure = failure instanceof NotYet || pipeline.isTransient(failure);
-                    again.set(transientFailure || failed.incrementAndGet() < workAttempts);
-                    if (again.get()) {
-                        retries(channel, records);
-                        LOG.warnf("%s: %d record(s) will be retried: %s", channel, records, failure);
-                    }
-                })
-                .onFailure(failure -> again.get())
-                .retry().withBackOff(FIRST_RETRY, LONGEST_RETRY).indefinitely();
-    }
-
-    /** A work that failed its every attempt: the record goes to the dead-letter topic with the failure. */
-    private static Disposition.DeadLetter workFailed(Throwable failure) {
-        return new Disposition.DeadLetter("WORK_FAILED: " + failure);
+    private <T> Uni<Void> again(Round<T> round, int retry, int failures, String why) {
+        retries(round.channel(), round.records().size());
+        LOG.warnf("%s: %d record(s) will be retried: %s", round.channel(), round.records().size(), why);
+        return Backoff.retry(retry, () -> settle(round, retry + 1, failures));
     }
 
     /** A record that cannot be read as its type: dead-lettered with why, in one wording for both forms. */
@@ -332,13 +312,6 @@ public class IdempotentConsumer {
     static final class DeadLetter extends RuntimeException {
         DeadLetter(String reason) {
             super(reason, null, false, false);
-        }
-    }
-
-    /** Another delivery still holds the key: try again later. */
-    static final class NotYet extends RuntimeException {
-        NotYet() {
-            super("the key is still in flight", null, false, false);
         }
     }
 }

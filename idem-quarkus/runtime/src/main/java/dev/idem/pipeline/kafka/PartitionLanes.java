@@ -75,11 +75,6 @@ final class PartitionLanes {
         }
     }
 
-    /** How many pieces are in flight (submitted and not yet ended). */
-    synchronized int inFlight() {
-        return inFlight;
-    }
-
     private void end(TopicPartition lane, CompletableFuture<Void> ended) {
         List<CompletableFuture<Void>> wake = List.of();
         synchronized (this) {
