@@ -75,7 +75,6 @@ final class InMemoryDedupCache implements DedupCache {
         return new ArrayList<>(preChecked);
     }
 
-    @Override
     public synchronized Uni<PreCheck> preCheck(IdemRequest request) {
         preChecked.add(request);
         return Uni.createFrom().item(answerFor(request));
@@ -118,7 +117,6 @@ final class InMemoryDedupCache implements DedupCache {
         }
     }
 
-    @Override
     public synchronized Uni<Void> markDone(IdemRequest request, String result) {
         marked.add(new Marked(request, result, committed.test(request)));
         if (!down) {

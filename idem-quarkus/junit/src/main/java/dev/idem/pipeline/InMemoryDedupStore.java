@@ -38,7 +38,7 @@ import java.util.function.Predicate;
  * <p>Every operation answers synchronously at subscription; the SQL handles are placeholders that
  * fail, saying why, if anything but this store uses them: it runs no SQL.
  */
-final class InMemoryDedupStore implements DedupStore {
+final class InMemoryDedupStore implements DedupStore, DedupRecords {
 
     /** The transaction id of rows that another process wrote. */
     static final long ANOTHER = 0;
@@ -269,7 +269,8 @@ final class InMemoryDedupStore implements DedupStore {
     // --- DedupStore ----------------------------------------------------------------------------
 
     @Override
-    public <T> Uni<T> transaction(Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
+    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
+                                  Predicate<T> commit) {
         return Uni.createFrom().deferred(() -> {
             Tx tx;
             CompletableFuture<Void> gate;
@@ -278,6 +279,7 @@ final class InMemoryDedupStore implements DedupStore {
                     return Uni.createFrom().failure(new Outage("connection refused"));
                 }
                 tx = new Tx(++lastId);
+                tx.lockBound = lockWait.orElse(null);
                 transactions.add(tx);
                 byHandle.put(tx.handle.getDelegate(), tx);
                 gate = nextEndGate;
@@ -320,26 +322,13 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     @Override
-    public SqlClient outside() {
-        return outside;
-    }
-
-    @Override
-    public Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
-        return statement(tx, t -> {
-            t.lockBound = wait;
-            return null;
-        });
-    }
-
-    @Override
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil, Instant expiresAt,
-                            Optional<Duration> wait, JsonObject payload) {
+                            JsonObject payload) {
         String key = DedupStore.batchKey(request);
         return statement(tx, t -> {
             t.touched.add(key);
             if (locked.contains(key)) {
-                if (wait.isEmpty()) {
+                if (t.lockBound == null) {
                     throw new IllegalStateException(key + " is locked by a transaction that never ends: this would wait forever");
                 }
                 return Claim.LOCKED;
@@ -408,14 +397,8 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     @Override
-    public Uni<Optional<DedupRecord>> find(SqlClient on, String scope, String key) {
-        String batchKey = DedupStore.batchKey(scope, key);
-        return statement(on, t -> {
-            if (t != null) {
-                t.touched.add(batchKey);
-            }
-            return visible(t, batchKey).map(Stored::record);
-        });
+    public Uni<Optional<DedupRecord>> find(String scope, String key) {
+        return statement(outside, t -> visible(null, DedupStore.batchKey(scope, key)).map(Stored::record));
     }
 
     @Override
@@ -553,7 +536,7 @@ final class InMemoryDedupStore implements DedupStore {
     // --- internals -----------------------------------------------------------------------------
 
     /**
-     * One statement on {@code on} (a transaction's handle, or {@link #outside()} for one that
+     * One statement on {@code on} (a transaction's handle, or the store's own handle for one that
      * commits alone), run when the Uni is subscribed. The statement function gets the transaction,
      * or null outside one.
      */

@@ -28,9 +28,9 @@ final class PipelineRig {
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final PipelineMetrics metrics = new PipelineMetrics(registry);
     final PipelineConfig config;
-    final GroupTransaction transaction;
+    final OnePhase protocol;
     final GroupCommit groups;
-    final IdempotentBatch batches;
+    final TwoPhase twoPhase;
     final Map<String, TwoPhaseWork> twoPhaseWorks = new ConcurrentHashMap<>();
     final IdempotencyPipeline pipeline;
     final HangingRecords hanging;
@@ -43,12 +43,12 @@ final class PipelineRig {
     PipelineRig(Map<String, String> properties) {
         config = Configs.pipeline(properties);
         cache.expiring(clock, config);
-        transaction = new GroupTransaction(store, config, metrics, clock);
-        groups = new GroupCommit(transaction, cache, metrics, config);
-        batches = new IdempotentBatch(cache, transaction, metrics);
+        protocol = new OnePhase(cache, store, config, metrics, clock);
+        groups = new GroupCommit(protocol, metrics, config);
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
-        pipeline = new IdempotencyPipeline(cache, groups, batches, store, config, metrics, clock, handlers);
-        hanging = new HangingRecords(pipeline, store, config, clock);
+        twoPhase = new TwoPhase(cache, store, config, metrics, clock, handlers);
+        pipeline = new IdempotencyPipeline(groups, new Alone(protocol), new PollRounds(protocol), twoPhase, store, config);
+        hanging = new HangingRecords(twoPhase, store, config, clock);
     }
 
     /** Properties with {@code more} added. */

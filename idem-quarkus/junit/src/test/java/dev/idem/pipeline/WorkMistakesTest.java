@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.GroupTransaction.Pending;
-import dev.idem.pipeline.GroupTransaction.Settled;
+import dev.idem.pipeline.OnePhase.Pending;
+import dev.idem.pipeline.OnePhase.Settled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class WorkMistakesTest {
         Work writesThenRefuses = tx -> rig.store.write(tx, "effect:b-1", "half-done")
                 .replaceWith(new Effect.Refused("INSUFFICIENT_BALANCE", "the card holds less"));
 
-        List<Settled> settled = await(rig.transaction.run(List.of(
+        List<Settled> settled = await(rig.protocol.transact(List.of(
                 new Pending(a, rig.applying(a), false), new Pending(b, writesThenRefuses, false))));
 
         assertInstanceOf(Outcome.Processed.class, assertInstanceOf(Settled.Decided.class, settled.get(0)).outcome());
@@ -46,7 +46,7 @@ class WorkMistakesTest {
 
     @Test
     void aWorkThatRefusesWithoutWritingKeepsTheGroupsTransaction() {
-        List<Settled> settled = await(rig.transaction.run(List.of(new Pending(a, rig.applying(a), false),
+        List<Settled> settled = await(rig.protocol.transact(List.of(new Pending(a, rig.applying(a), false),
                 new Pending(b, rig.work(b, new Effect.Refused("NOT_YET", "come back later")), false))));
 
         assertInstanceOf(Outcome.Rejected.class, ((Settled.Decided) settled.get(1)).outcome());

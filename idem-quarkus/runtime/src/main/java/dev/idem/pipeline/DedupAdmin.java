@@ -60,14 +60,14 @@ public class DedupAdmin {
 
     private final HangingRecords hanging;
     private final DedupArchive archive;
-    private final DedupStore store;
+    private final DedupRecords records;
     private final DedupCache cache;
     private final Clock clock;
 
-    DedupAdmin(HangingRecords hanging, DedupArchive archive, DedupStore store, DedupCache cache, Clock clock) {
+    DedupAdmin(HangingRecords hanging, DedupArchive archive, DedupRecords records, DedupCache cache, Clock clock) {
         this.hanging = hanging;
         this.archive = archive;
-        this.store = store;
+        this.records = records;
         this.cache = cache;
         this.clock = clock;
     }
@@ -97,7 +97,7 @@ public class DedupAdmin {
 
     /** Unfinished two-phase records written since {@code since}: {@link #HANGING}, then {@link #FAILED}. */
     public Uni<List<Finding>> findings(Instant since, int samples) {
-        return store.unfinished(since, clock.instant(), samples);
+        return records.unfinished(since, clock.instant(), samples);
     }
 
     /**
@@ -107,13 +107,13 @@ public class DedupAdmin {
      * stop doubles.
      */
     public Uni<Void> forget(String scope, String key) {
-        return store.forget(scope, key).chain(() -> cache.forget(scope, key));
+        return records.forget(scope, key).chain(() -> cache.forget(scope, key));
     }
 
     /** Everything known about one key: the cache, the hot row, the archive; empty when no layer knows it. */
     public Uni<Optional<JsonObject>> trail(String scope, String key) {
         return Uni.combine().all()
-                .unis(store.find(store.outside(), scope, key), archive.find(scope, key), cache.peek(scope, key))
+                .unis(records.find(scope, key), archive.find(scope, key), cache.peek(scope, key))
                 .asTuple()
                 .map(found -> {
                     if (found.getItem1().isEmpty() && found.getItem2().isEmpty() && found.getItem3().isEmpty()) {

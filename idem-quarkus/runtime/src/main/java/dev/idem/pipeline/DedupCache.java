@@ -28,16 +28,13 @@ interface DedupCache {
         record Unavailable() implements PreCheck {}
     }
 
-    /** Claims the key and answers what was there. */
-    Uni<PreCheck> preCheck(IdemRequest request);
-
-    /** {@link #preCheck} for every one of {@code requests}, in one call; the answers in their order. */
+    /** Claims each of {@code requests}' keys and answers what was there, in one call; the answers in their order. */
     Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests);
 
-    /** The key is DONE with {@code result} (encoded JSON); only ever after the store committed it. */
-    Uni<Void> markDone(IdemRequest request, String result);
-
-    /** {@link #markDone} for many keys and their results, in one call. */
+    /**
+     * The keys are DONE with their {@code results} (encoded JSON), in one call; only ever after the
+     * store committed them.
+     */
     Uni<Void> markDoneAll(List<IdemRequest> requests, List<String> results);
 
     /**

@@ -14,11 +14,12 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The pipeline's durable layer: the transactions a key's record shares with the work it guards,
- * and every read and write of those records. {@link PgDedupStore} keeps them in Postgres; the
- * unit tests drive the pipeline's branches through an in-memory one.
- *
- * <p>Statements run {@code on} a transaction's connection or, outside one, on {@link #outside()}.
+ * What the protocols need of the durable layer, and nothing more: the transactions a key's record
+ * shares with the work it guards, the one-phase record's write and lookup, the two-phase lease's
+ * compare-and-sets, and what a failure means. {@link PgDedupStore} keeps the records in Postgres;
+ * the unit tests drive the protocols' branches through an in-memory one. What operators and jobs
+ * do with records (recovery's and reconciliation's queries, a key's trail, repair) is
+ * {@link DedupRecords}'.
  */
 interface DedupStore {
 
@@ -34,26 +35,18 @@ interface DedupStore {
 
     /**
      * Runs {@code body} in one transaction on one connection and commits when {@code commit} says
-     * so; a failed body rolls back and fails the Uni.
+     * so; a failed body rolls back and fails the Uni. {@code lockWait} bounds every lock wait of the
+     * transaction: past it the waiting statement fails as {@link Failure#LOCK_NOT_AVAILABLE}.
      */
-    <T> Uni<T> transaction(Function<SqlConnection, Uni<T>> body, Predicate<T> commit);
-
-    /** Where statements outside a transaction run. */
-    SqlClient outside();
-
-    /**
-     * Bounds every lock wait of the transaction to {@code wait}: past it the waiting statement fails
-     * as {@link #lockNotAvailable}.
-     */
-    Uni<Void> boundLockWaits(SqlConnection tx, Duration wait);
+    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Predicate<T> commit);
 
     /**
      * Claims a two-phase key: inserts it PROCESSING under {@code leaseUntil}, with the request's
      * {@code payload}; a concurrent insert of the same key waits for the other transaction (the
-     * unique key arbitrates) unless {@code wait} bounds that wait.
+     * unique key arbitrates), {@link Claim#LOCKED} past the transaction's lock wait.
      */
     Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil, Instant expiresAt,
-                     Optional<Duration> wait, JsonObject payload);
+                     JsonObject payload);
 
     /**
      * Writes the DONE record of each of {@code requests} with its result (encoded JSON), as the
@@ -65,11 +58,6 @@ interface DedupStore {
 
     /** The committed records of {@code requests}, by {@link #batchKey}; a key without one is absent. */
     Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests);
-
-    Uni<Optional<DedupRecord>> find(SqlClient on, String scope, String key);
-
-    /** Drops the DONE record of one key so that it can be processed again (repair only); true when one went. */
-    Uni<Boolean> forget(String scope, String key);
 
     /** The hold {@code seen} (a hanging record's) becomes the caller's, valid until {@code until}; empty when someone was first. */
     Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now);
@@ -84,23 +72,6 @@ interface DedupStore {
      */
     Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now);
 
-    /**
-     * Gives a FAILED two-phase record its attempts anew (an operator's re-drive, once the cause is
-     * fixed): PROCESSING under a lease already past at {@code now}, with no attempt counted, so that
-     * it is hanging and a takeover runs it. Empty when the key has no FAILED two-phase record.
-     */
-    Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now);
-
-    /** Two-phase records still PROCESSING after their lease, the longest-hanging first. */
-    Uni<List<DedupRecord>> hanging(Instant now, int limit);
-
-    /**
-     * What reconciliation asks of the records written since {@code since}: the two-phase ones
-     * hanging at {@code now} (PROCESSING past their lease) and the FAILED ones, each counted with
-     * up to {@code samples} of their keys; in that order.
-     */
-    Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples);
-
     /** What a failed statement or transaction says about the delivery that ran it. */
     enum Failure {
         /**
@@ -114,7 +85,7 @@ interface DedupStore {
          * the same delivery fails the same way every time, so it is refused rather than retried.
          */
         INVALID_DATA,
-        /** A statement waited for a lock longer than {@link #boundLockWaits} allowed. */
+        /** A statement waited for a lock longer than the transaction's lock wait allowed. */
         LOCK_NOT_AVAILABLE,
         /**
          * A statement of the work broke a unique constraint of the work's own tables (the

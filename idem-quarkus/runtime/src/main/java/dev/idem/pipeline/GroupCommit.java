@@ -1,10 +1,11 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.GroupTransaction.Pending;
-import dev.idem.pipeline.GroupTransaction.Settled;
+import dev.idem.pipeline.IdempotencyPipeline.Item;
+import dev.idem.pipeline.OnePhase.Pending;
+import dev.idem.pipeline.OnePhase.Settled;
+import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
-import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,37 +19,44 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Group commit: one-phase deliveries that wait for the database at the same time share one
- * transaction, so BEGIN, COMMIT, the WAL flush and the round trips are paid per group, not per
- * delivery. Each event loop keeps its own queue, touched only by its thread: at most
- * {@code idem.pipeline.group-commit.in-flight} of its transactions run at once, and when one ends
- * the next takes whatever waits, up to {@code max-size}. An idle loop starts a delivery's
- * transaction at once, so nothing waits for company.
- *
- * <p>{@link GroupTransaction} gives each delivery the outcome it would have had alone; every
- * answer leaves only after its transaction committed. the cache hears DONE afterwards without holding
- * the answers back: a duplicate meanwhile finds the row in Postgres.
+ * Group commit: one-phase deliveries that reach the database at the same time share one
+ * transaction of the {@link OnePhase} protocol, so BEGIN, COMMIT, the WAL flush and the round trips
+ * are paid per group, not per delivery. Each event loop keeps its own queue, touched only by its
+ * thread: at most {@code idem.pipeline.group-commit.in-flight} of its transactions run at once, and
+ * when one ends the next takes whatever waits, up to {@code max-size}. An idle loop starts a
+ * delivery's transaction at once, so nothing waits for company. Each delivery gets the outcome it
+ * would have had alone, once its transaction ended.
  */
 @ApplicationScoped
-class GroupCommit {
+class GroupCommit implements Gathering {
 
-    private final GroupTransaction transaction;
-    private final DedupCache cache;
+    private final OnePhase protocol;
     private final PipelineMetrics metrics;
     private final int maxSize;
     private final int inFlight;
     private final Map<Thread, Lane> lanes = new ConcurrentHashMap<>();
 
-    GroupCommit(GroupTransaction transaction, DedupCache cache, PipelineMetrics metrics, PipelineConfig config) {
-        this.transaction = transaction;
-        this.cache = cache;
+    GroupCommit(OnePhase protocol, PipelineMetrics metrics, PipelineConfig config) {
+        this.protocol = protocol;
         this.metrics = metrics;
         this.maxSize = Math.max(1, config.groupCommit().maxSize());
         this.inFlight = Math.max(1, config.groupCommit().inFlight());
     }
 
-    /** The outcome of {@code pending}, once the transaction it joined ended. */
-    Uni<Outcome> submit(Pending pending) {
+    @Override
+    public Uni<List<Outcome>> execute(List<Item> items) {
+        return protocol.run(items, this::join, false);
+    }
+
+    /** What became of each of {@code pending}, once the transactions they joined ended. */
+    private Uni<List<Settled>> join(List<Pending> pending) {
+        if (pending.size() == 1) {
+            return queued(pending.get(0)).map(List::of);
+        }
+        return Uni.join().all(pending.stream().map(this::queued).toList()).andFailFast();
+    }
+
+    private Uni<Settled> queued(Pending pending) {
         return Uni.createFrom().emitter(emitter -> {
             Waiting waiting = new Waiting(pending, emitter);
             if (!Context.isOnEventLoopThread()) {
@@ -65,22 +73,23 @@ class GroupCommit {
     /** One transaction for {@code group}; then {@code lane} (null off a loop) starts its next. */
     private void run(List<Waiting> group, Lane lane) {
         metrics.groupSize(group.size());
-        transaction.run(group.stream().map(Waiting::pending).toList()).subscribe().with(
+        protocol.transact(group.stream().map(Waiting::pending).toList()).subscribe().with(
                 settled -> onLoop(lane, () -> {
-                    if (lane != null) {
-                        lane.ended();
-                    }
-                    cache(group, settled);
+                    ended(lane);
                     for (int i = 0; i < group.size(); i++) {
-                        settle(group.get(i).emitter(), settled.get(i));
+                        group.get(i).emitter().complete(settled.get(i));
                     }
                 }),
                 failure -> onLoop(lane, () -> {
-                    if (lane != null) {
-                        lane.ended();
-                    }
-                    group.forEach(waiting -> waiting.emitter().fail(failure));
+                    ended(lane);
+                    group.forEach(waiting -> waiting.emitter().complete(new Settled.Failed(failure)));
                 }));
+    }
+
+    private static void ended(Lane lane) {
+        if (lane != null) {
+            lane.ended();
+        }
     }
 
     /** The Postgres client answers on the context that asked; should it not, the lane's thread takes over. */
@@ -92,30 +101,7 @@ class GroupCommit {
         }
     }
 
-    /** DONE in the cache for what committed or was found done, in one call; the answers do not wait for it. */
-    private void cache(List<Waiting> group, List<Settled> settled) {
-        List<IdemRequest> requests = new ArrayList<>();
-        List<String> results = new ArrayList<>();
-        for (int i = 0; i < group.size(); i++) {
-            if (settled.get(i) instanceof Settled.Decided decided && decided.cacheable() != null) {
-                requests.add(group.get(i).pending().request());
-                results.add(decided.cacheable());
-            }
-        }
-        if (!requests.isEmpty()) {
-            cache.markDoneAll(requests, results).subscribe().with(ignored -> {});
-        }
-    }
-
-    private static void settle(UniEmitter<? super Outcome> emitter, Settled settled) {
-        if (settled instanceof Settled.Decided decided) {
-            emitter.complete(decided.outcome());
-        } else {
-            emitter.fail(((Settled.Failed) settled).failure());
-        }
-    }
-
-    private record Waiting(Pending pending, UniEmitter<? super Outcome> emitter) {}
+    private record Waiting(Pending pending, UniEmitter<? super Settled> emitter) {}
 
     /** The deliveries of one event loop; only that loop's thread touches it. */
     private final class Lane {

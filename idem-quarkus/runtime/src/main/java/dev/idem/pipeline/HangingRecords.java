@@ -19,14 +19,14 @@ class HangingRecords {
 
     private static final Logger LOG = Logger.getLogger(HangingRecords.class);
 
-    private final IdempotencyPipeline pipeline;
-    private final DedupStore store;
+    private final TwoPhase twoPhase;
+    private final DedupRecords records;
     private final PipelineConfig config;
     private final Clock clock;
 
-    HangingRecords(IdempotencyPipeline pipeline, DedupStore store, PipelineConfig config, Clock clock) {
-        this.pipeline = pipeline;
-        this.store = store;
+    HangingRecords(TwoPhase twoPhase, DedupRecords records, PipelineConfig config, Clock clock) {
+        this.twoPhase = twoPhase;
+        this.records = records;
         this.config = config;
         this.clock = clock;
     }
@@ -50,9 +50,9 @@ class HangingRecords {
      * the key has no FAILED two-phase record.
      */
     Uni<Optional<Resumption>> redriveFailed(String scope, String key) {
-        return store.reopen(scope, key, clock.instant()).chain(reopened -> reopened.isEmpty()
+        return records.reopen(scope, key, clock.instant()).chain(reopened -> reopened.isEmpty()
                 ? Uni.createFrom().item(Optional.<Resumption>empty())
-                : pipeline.resume(reopened.get()).map(Optional::of));
+                : twoPhase.resume(reopened.get()).map(Optional::of));
     }
 
     /**
@@ -60,9 +60,9 @@ class HangingRecords {
      * {@code idem.pipeline.recovery-batch-size} of them.
      */
     Uni<DedupAdmin.RedriveReport> redriveHanging() {
-        return store.hanging(clock.instant(), config.recoveryBatchSize())
+        return records.hanging(clock.instant(), config.recoveryBatchSize())
                 .onItem().transformToMulti(records -> Multi.createFrom().iterable(records))
-                .onItem().transformToUni(record -> pipeline.resume(record)
+                .onItem().transformToUni(record -> twoPhase.resume(record)
                         .onFailure().recoverWithItem(failure -> {
                             LOG.warnf("%s %s: recovery failed, the next run tries again: %s", record.scope(),
                                     record.key(), failure.toString());

@@ -1,64 +1,37 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.DedupCache.PreCheck;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
-import java.util.function.Function;
-import org.jboss.logging.Logger;
 
 /**
- * The one path every entry point takes: the Redis pre-check, then the business work and the key's
- * dedup record (written once, DONE, on the unique key) in one transaction, then DONE in Redis once
- * the database committed. The database step goes through {@link GroupCommit}, which lets
- * deliveries that wait at the same time share one transaction; {@link #executeAll} takes a whole
- * batch (a Kafka poll) by the same rules. Failures of Postgres are not outcomes: they fail the
- * Uni, and the caller retries or answers 503.
- *
- * <p>Work whose effect lies outside the database takes the two-phase variant of the same path
- * ({@link #executeTwoPhase}): the claim commits alone, as PROCESSING under a lease; the effect
- * runs carrying the key; a second transaction confirms DONE together with the local business
- * change, by compare-and-set on the lease. A record left PROCESSING past its lease (a crash, a
- * hang, a failed attempt) is taken over by a duplicate or by {@link HangingRecords}.
+ * What every entry point calls. One-phase deliveries take the {@link OnePhase} protocol: the Redis
+ * pre-check, then the business work and the key's dedup record (written once, DONE, on the unique
+ * key) in one transaction, then DONE in Redis once the database committed. A single delivery is
+ * gathered with those that reach the database at the same moment ({@link GroupCommit}, or
+ * {@link Alone} with {@code idem.pipeline.group-commit.max-size=1}); a Kafka poll goes in rounds
+ * ({@link PollRounds}). Work whose effect lies outside the database takes the {@link TwoPhase}
+ * protocol. Failures of Postgres are not outcomes: they fail the Uni, and the caller retries or
+ * answers 503.
  */
 @ApplicationScoped
 public class IdempotencyPipeline {
 
-    private static final Logger LOG = Logger.getLogger(IdempotencyPipeline.class);
-
-    /** A claim that finds a row which then vanishes (archived meanwhile) is tried again, once. */
-    private static final int CLAIM_ATTEMPTS = 2;
-
     /** One delivery of a batch: its key, and the work the key guards. */
     public record Item(IdemRequest request, Work work) {}
 
-    private final DedupCache cache;
-    private final GroupCommit groups;
-    private final IdempotentBatch batches;
+    private final Gathering single;
+    private final PollRounds polls;
+    private final TwoPhase twoPhase;
     private final DedupStore store;
-    private final PipelineConfig config;
-    private final PipelineMetrics metrics;
-    private final Clock clock;
-    private final TwoPhaseHandlers handlers;
 
-    IdempotencyPipeline(DedupCache cache, GroupCommit groups, IdempotentBatch batches, DedupStore store,
-                        PipelineConfig config, PipelineMetrics metrics, Clock clock, TwoPhaseHandlers handlers) {
-        this.cache = cache;
-        this.groups = groups;
-        this.batches = batches;
+    IdempotencyPipeline(GroupCommit groups, Alone alone, PollRounds polls, TwoPhase twoPhase, DedupStore store,
+                        PipelineConfig config) {
+        this.single = config.groupCommit().maxSize() > 1 ? groups : alone;
+        this.polls = polls;
+        this.twoPhase = twoPhase;
         this.store = store;
-        this.config = config;
-        this.metrics = metrics;
-        this.clock = clock;
-        this.handlers = handlers;
     }
 
     /**
@@ -66,8 +39,7 @@ public class IdempotencyPipeline {
      * claim for this delivery may have its record already: that is looked up before the work runs.
      */
     public Uni<Outcome> execute(IdemRequest request, Work work) {
-        return cacheFirst(request, pre ->
-                groups.submit(new GroupTransaction.Pending(request, work, !(pre instanceof PreCheck.Claimed))));
+        return single.execute(List.of(new Item(request, work))).map(outcomes -> outcomes.get(0));
     }
 
     /**
@@ -77,7 +49,7 @@ public class IdempotencyPipeline {
      * fails and no delivery took effect; the caller retries the batch.
      */
     public Uni<List<Outcome>> executeAll(List<Item> items) {
-        return batches.execute(items);
+        return polls.execute(items);
     }
 
     /**
@@ -98,274 +70,6 @@ public class IdempotencyPipeline {
      * failed and will be tried again, REJECTED (FAILED) when it was the last attempt.
      */
     public Uni<Outcome> executeTwoPhase(IdemRequest request, JsonObject payload) {
-        TwoPhaseWork work = handlers.forScope(request.scope()).orElseThrow(() ->
-                new IllegalStateException("no two-phase work for scope " + request.scope()));
-        TwoPhase claim = new TwoPhase(request, payload);
-        return cacheFirst(request, pre -> transact(request, tx -> decide(tx, request, claim, CLAIM_ATTEMPTS))
-                .chain(decision -> decision.acquired() == null
-                        ? Uni.createFrom().item(decision.outcome())
-                        : attempt(work, decision.acquired())));
-    }
-
-    /**
-     * Recovery's step for one hanging record: take it over and run its effect again, or give it
-     * up when it had all its attempts. Racing another process for the record is safe: the
-     * compare-and-set on the lease lets exactly one of them act.
-     */
-    Uni<Resumption> resume(DedupRecord hanging) {
-        Optional<TwoPhaseWork> work = handlers.forScope(hanging.scope());
-        if (work.isEmpty()) {
-            LOG.errorf("ALERT hanging record %s/%s has no two-phase work in this service", hanging.scope(),
-                    hanging.key());
-            return Uni.createFrom().item(Resumption.UNHANDLED);
-        }
-        return seize(store.outside(), hanging).chain(seized -> {
-            if (seized.gaveUp()) {
-                return Uni.createFrom().item(Resumption.GAVE_UP);
-            }
-            if (seized.lease() == null) {
-                return Uni.createFrom().item(Resumption.LOST);
-            }
-            return attempt(work.get(), seized.lease()).map(outcome -> outcome.accept(Resumption.AFTER_TAKEOVER));
-        });
-    }
-
-    /**
-     * The cache first; the database, told what the cache found, only when the cache cannot answer.
-     * A delivery that claimed the key and then kept no record gives the claim back.
-     */
-    private Uni<Outcome> cacheFirst(IdemRequest request, Function<PreCheck, Uni<Outcome>> database) {
-        return cache.preCheck(request)
-                .chain(pre -> pre instanceof PreCheck.Done done
-                        ? Uni.createFrom().item(Outcomes.ofCache(request, done))
-                        : database.apply(pre).onItemOrFailure().invoke((outcome, failure) -> {
-                            if (pre instanceof PreCheck.Claimed && (failure != null || outcome instanceof Outcome.Rejected)) {
-                                cache.release(List.of(request)).subscribe().with(ignored -> {});
-                            }
-                        }))
-                .invoke(outcome -> metrics.outcome(request.scope(), outcome));
-    }
-
-    /**
-     * One transaction on one connection; Redis hears DONE only after the commit, and the answer
-     * does not wait for Redis: a duplicate meanwhile finds the row.
-     */
-    private Uni<Decision> transact(IdemRequest request, Function<SqlConnection, Uni<Decision>> decide) {
-        return store.transaction(decide, decision -> decision.commit())
-                .invoke(decision -> {
-                    if (decision.cacheable()) {
-                        cache.markDone(request, JsonText.encode(decision.stored())).subscribe().with(ignored -> {});
-                    }
-                });
-    }
-
-    private Uni<Decision> decide(SqlConnection tx, IdemRequest request, TwoPhase claim, int attemptsLeft) {
-        Instant now = clock.instant();
-        Instant leaseUntil = claim.leaseUntil(now);
-        Instant expiresAt = now.plus(config.retention(request.scope()));
-        return store.claim(tx, request, now, leaseUntil, expiresAt, config.concurrentWait(request.scope()),
-                        claim.payload())
-                .chain(found -> switch (found) {
-                    case WON -> claim.won(leaseUntil);
-                    case LOCKED -> Uni.createFrom().item(Decision.rollback(inFlight()));
-                    case EXISTS -> existing(tx, request, claim, attemptsLeft);
-                });
-    }
-
-    private Uni<Decision> existing(SqlConnection tx, IdemRequest request, TwoPhase claim, int attemptsLeft) {
-        return store.find(tx, request.scope(), request.key()).chain(found -> {
-            if (found.isPresent()) {
-                return claim.existing(tx, found.get());
-            }
-            return attemptsLeft > 1
-                    ? decide(tx, request, claim, attemptsLeft - 1)
-                    : Uni.createFrom().item(Decision.rollback(inFlight()));
-        });
-    }
-
-    /**
-     * The work's effect becomes the key's stored result in the transaction that {@code complete}
-     * writes it in; {@code complete} answering false (a two-phase lease lost meanwhile) rolls back.
-     */
-    private Uni<Decision> record(Effect effect, Function<JsonObject, Uni<Boolean>> complete) {
-        Outcome outcome = Outcomes.ofEffect(effect);
-        JsonObject stored = Outcomes.stored(effect);
-        if (stored == null) {
-            return Uni.createFrom().item(Decision.rollback(outcome));
-        }
-        return complete.apply(stored).map(completed -> completed
-                ? Decision.commit(outcome, stored)
-                : Decision.rollback(inFlight()));
-    }
-
-    /** A committed row that another delivery wrote; a DONE one refreshes Redis. */
-    private Decision judge(IdemRequest request, DedupRecord existing) {
-        Outcome outcome = Outcomes.ofExisting(request, existing, inFlight());
-        return outcome instanceof Outcome.Duplicate duplicate
-                ? Decision.refreshCache(duplicate, duplicate.result())
-                : Decision.rollback(outcome);
-    }
-
-    // --- two-phase: attempts under a lease ------------------------------------------------------
-
-    /** One run of the effect under {@code lease}, then its confirmation or the record of its failure. */
-    private Uni<Outcome> attempt(TwoPhaseWork work, Lease lease) {
-        return Uni.createFrom().deferred(() -> work.perform(lease.request().key(), lease.payload()))
-                // the effect's own timeout comes first; this bound only keeps a broken one from holding on
-                .ifNoItem().after(config.lease()).fail()
-                .onItemOrFailure().transformToUni((performed, failure) -> failure == null
-                        ? confirm(work, lease, performed)
-                        : failed(lease, failure.toString()));
-    }
-
-    /** DONE and the local business change in one transaction, if {@code lease} still holds the record. */
-    private Uni<Outcome> confirm(TwoPhaseWork work, Lease lease, JsonObject performed) {
-        IdemRequest request = lease.request();
-        return transact(request, tx -> work.confirm(tx, request.key(), lease.payload(), performed)
-                        .chain(effect -> record(effect, stored -> store.confirm(tx, lease, stored, clock.instant()))))
-                .chain(decision -> decision.outcome() instanceof Outcome.Rejected refused
-                        ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())
-                        : Uni.createFrom().item(decision.outcome()));
-    }
-
-    /** The attempt failed for sure: try again after the retry delay, or give up after the last attempt. */
-    private Uni<Outcome> failed(Lease lease, String error) {
-        IdemRequest request = lease.request();
-        Instant now = clock.instant();
-        if (lease.attempt() >= config.maxAttempts()) {
-            return store.release(store.outside(), lease, null, error, now).map(failed -> {
-                if (!failed) {
-                    return inFlight(); // taken over meanwhile: its new holder decides
-                }
-                gaveUp(request, lease.attempt(), error);
-                return failedForGood();
-            });
-        }
-        return store.release(store.outside(), lease, leaseEnd(now, config.retryDelay()), error, now).map(released -> {
-            if (released) {
-                LOG.warnf("%s %s: attempt %d of %d failed, to be tried again: %s", request.scope(), request.key(),
-                        lease.attempt(), config.maxAttempts(), error);
-            }
-            return inFlight();
-        });
-    }
-
-    /**
-     * A hanging record passes to the caller as one more attempt, or becomes FAILED when it had
-     * all its attempts; empty-handed when another process was first.
-     */
-    private Uni<Seized> seize(SqlClient client, DedupRecord hanging) {
-        Instant now = clock.instant();
-        IdemRequest request = new IdemRequest(hanging.scope(), hanging.key(), hanging.fingerprint());
-        Lease seen = new Lease(request, null, hanging.leaseUntil(), hanging.attempts());
-        if (hanging.attempts() >= config.maxAttempts()) {
-            String error = "attempt " + hanging.attempts() + " never finished within its lease";
-            return store.release(client, seen, null, error, now).map(failed -> {
-                if (failed) {
-                    gaveUp(request, hanging.attempts(), error);
-                }
-                return failed ? Seized.GAVE_UP : Seized.LOST;
-            });
-        }
-        return store.takeOver(client, seen, leaseEnd(now, config.lease()), now).map(taken -> taken
-                .map(lease -> {
-                    metrics.takeover(request.scope());
-                    LOG.warnf("%s %s: hanging since %s, taken over as attempt %d", request.scope(), request.key(),
-                            hanging.leaseUntil(), lease.attempt());
-                    return new Seized(lease, false);
-                })
-                .orElse(Seized.LOST));
-    }
-
-    private void gaveUp(IdemRequest request, int attempts, String error) {
-        metrics.failed(request.scope());
-        LOG.errorf("ALERT %s %s FAILED after %d attempts: %s", request.scope(), request.key(), attempts, error);
-    }
-
-    /** Leases are compared for equality in SQL, so they are kept at the precision of timestamptz. */
-    private static Instant leaseEnd(Instant now, Duration length) {
-        return now.plus(length).truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private Outcome inFlight() {
-        return Outcomes.inFlight(config);
-    }
-
-    private static Outcome failedForGood() {
-        return Outcomes.failedForGood();
-    }
-
-    /** The claim commits alone, under a lease; the effect runs after the commit. */
-    private final class TwoPhase {
-        private final IdemRequest request;
-        private final JsonObject payload;
-
-        TwoPhase(IdemRequest request, JsonObject payload) {
-            this.request = request;
-            this.payload = payload;
-        }
-
-        Instant leaseUntil(Instant now) {
-            return leaseEnd(now, config.lease());
-        }
-
-        JsonObject payload() {
-            return payload;
-        }
-
-        Uni<Decision> won(Instant leaseUntil) {
-            return Uni.createFrom().item(Decision.acquired(new Lease(request, payload, leaseUntil, 1)));
-        }
-
-        /** Within its lease the record is IN_FLIGHT; past it, this delivery takes it over. */
-        Uni<Decision> existing(SqlConnection tx, DedupRecord record) {
-            boolean hanging = record.status() == DedupRecord.Status.PROCESSING
-                    && record.leaseUntil().isBefore(clock.instant());
-            if (!hanging || !record.fingerprint().equals(request.fingerprint())) {
-                return Uni.createFrom().item(judge(request, record));
-            }
-            return seize(tx, record).map(seized -> {
-                if (seized.gaveUp()) {
-                    return Decision.settle(failedForGood());
-                }
-                return seized.lease() == null ? Decision.rollback(inFlight()) : Decision.acquired(seized.lease());
-            });
-        }
-    }
-
-    /** What an attempt to seize a hanging record got: its lease, its end (FAILED), or nothing. */
-    private record Seized(Lease lease, boolean gaveUp) {
-        static final Seized LOST = new Seized(null, false);
-        static final Seized GAVE_UP = new Seized(null, true);
-    }
-
-    /** How a transaction ends, what Redis learns afterwards, and whether an effect is to run. */
-    private record Decision(Outcome outcome, boolean commit, JsonObject stored, Lease acquired) {
-        static Decision commit(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, true, stored, null);
-        }
-
-        /** Nothing was written but the row is DONE: tell Redis, so the next duplicate stops there. */
-        static Decision refreshCache(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, false, stored, null);
-        }
-
-        static Decision rollback(Outcome outcome) {
-            return new Decision(outcome, false, null, null);
-        }
-
-        /** Written, but not a result Redis may answer duplicates with. */
-        static Decision settle(Outcome outcome) {
-            return new Decision(outcome, true, null, null);
-        }
-
-        /** The key is held under {@code lease}: commit, then run the effect outside the transaction. */
-        static Decision acquired(Lease lease) {
-            return new Decision(null, true, null, lease);
-        }
-
-        boolean cacheable() {
-            return stored != null;
-        }
+        return twoPhase.execute(request, payload);
     }
 }

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-/** All SQL on {@code dedup_record}, and the transactions its rows share with the work they guard. */
+/** The protocols' SQL on {@code dedup_record}, and the transactions its rows share with the work they guard. */
 @ApplicationScoped
 class PgDedupStore implements DedupStore {
 
@@ -72,16 +72,11 @@ class PgDedupStore implements DedupStore {
             ON CONFLICT DO NOTHING
             RETURNING scope, key""";
 
-    private static final String COLUMNS =
+    static final String COLUMNS =
             "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
-
-    private static final String FIND = "SELECT " + COLUMNS + " FROM dedup_record WHERE scope = $1 AND key = $2";
 
     private static final String FIND_ALL = "SELECT " + COLUMNS
             + " FROM dedup_record JOIN unnest($1::text[], $2::text[]) AS c(scope, key) USING (scope, key)";
-
-    /** Only a DONE record: an unfinished one belongs to its lease holder, a FAILED one to reconciliation. */
-    private static final String FORGET = "DELETE FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'";
 
     /*
      * Two-phase records. Every write after the claim is a compare-and-set on the lease it was
@@ -105,28 +100,6 @@ class PgDedupStore implements DedupStore {
             UPDATE dedup_record SET status = $3, lease_until = $4, last_error = $5, updated_at = $6
             WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $7 AND lease_until = $8""";
 
-    /** Its lease ends a microsecond before now: hanging at once, and taken over by the caller. */
-    private static final String REOPEN = """
-            UPDATE dedup_record SET status = 'PROCESSING', attempts = 0,
-                                    lease_until = $3::timestamptz - interval '1 microsecond', updated_at = $3
-            WHERE scope = $1 AND key = $2 AND status = 'FAILED' AND payload IS NOT NULL
-            RETURNING %s""".formatted(COLUMNS);
-
-    /** Served by dedup_record_unfinished_two_phase: only unfinished two-phase records carry a payload. */
-    private static final String HANGING = """
-            SELECT %s FROM dedup_record
-            WHERE payload IS NOT NULL AND status = 'PROCESSING' AND lease_until < $1
-            ORDER BY lease_until
-            LIMIT $2""".formatted(COLUMNS);
-
-    /** Served by the same index: reconciliation's view of the unfinished two-phase records. */
-    private static final String UNFINISHED = """
-            SELECT d.status, count(*) AS total, (array_agg(d.scope || ':' || d.key ORDER BY d.created_at))[1:$3] AS samples
-            FROM dedup_record d
-            WHERE d.payload IS NOT NULL AND d.created_at >= $1
-              AND (d.status = 'FAILED' OR (d.status = 'PROCESSING' AND d.lease_until < $2))
-            GROUP BY d.status""";
-
     private final Pool pool;
 
     PgDedupStore(Pool pool) {
@@ -134,15 +107,24 @@ class PgDedupStore implements DedupStore {
     }
 
     /**
-     * The body's first statement is sent right behind BEGIN, without waiting for BEGIN's answer:
-     * the client pipelines both on the connection, which saves one round trip.
+     * The body's first statement is sent right behind BEGIN (and the lock wait's bound), without
+     * waiting for BEGIN's answer: the client pipelines them on the connection, which saves a round
+     * trip. If the bound failed, so does the body, in a transaction Postgres has already aborted.
      */
     @Override
-    public <T> Uni<T> transaction(Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
-        return pool.withConnection(conn -> Uni.combine().all().unis(conn.begin(), body.apply(conn)).asTuple()
-                .call(begun -> commit.test(begun.getItem2()) ? begun.getItem1().commit() : begun.getItem1().rollback())
-                .map(begun -> begun.getItem2())
-                .onFailure().call(() -> rollbackQuietly(conn.transaction())));
+    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
+                                  Predicate<T> commit) {
+        return pool.withConnection(conn -> {
+            Uni<Transaction> begun = conn.begin();
+            Uni<T> ran = lockWait
+                    .map(wait -> Uni.combine().all().unis(boundLockWaits(conn, wait), body.apply(conn)).asTuple()
+                            .map(both -> both.getItem2()))
+                    .orElseGet(() -> body.apply(conn));
+            return Uni.combine().all().unis(begun, ran).asTuple()
+                    .call(both -> commit.test(both.getItem2()) ? both.getItem1().commit() : both.getItem1().rollback())
+                    .map(both -> both.getItem2())
+                    .onFailure().call(() -> rollbackQuietly(conn.transaction()));
+        });
     }
 
     /** {@code tx} is null when BEGIN itself never went out. */
@@ -150,31 +132,19 @@ class PgDedupStore implements DedupStore {
         return tx == null ? Uni.createFrom().voidItem() : tx.rollback().onFailure().recoverWithNull();
     }
 
-    @Override
-    public SqlClient outside() {
-        return pool;
-    }
-
     /** Past the bound the waiting statement fails with {@code lock_not_available} (55P03). */
-    @Override
-    public Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
+    private static Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
         return tx.query("SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'").execute().replaceWithVoid();
     }
 
     @Override
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil,
-                            Instant expiresAt, Optional<Duration> wait, JsonObject payload) {
-        Uni<Claim> claim = tx.preparedQuery(CLAIM)
+                            Instant expiresAt, JsonObject payload) {
+        return tx.preparedQuery(CLAIM)
                 .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), request.fingerprint(),
                         ts(leaseUntil), ts(now), ts(expiresAt), payload)))
-                .map(rows -> rows.rowCount() == 1 ? Claim.WON : Claim.EXISTS);
-        // the bound goes out right before the claim, pipelined, without waiting for its answer: if
-        // it failed, so does the claim, in a transaction Postgres has already aborted
-        Uni<Claim> bounded = wait
-                .map(w -> Uni.combine().all().unis(boundLockWaits(tx, w), claim)
-                        .asTuple().map(both -> both.getItem2()))
-                .orElse(claim);
-        return bounded.onFailure(f -> classify(f) == Failure.LOCK_NOT_AVAILABLE).recoverWithItem(Claim.LOCKED);
+                .map(rows -> rows.rowCount() == 1 ? Claim.WON : Claim.EXISTS)
+                .onFailure(f -> classify(f) == Failure.LOCK_NOT_AVAILABLE).recoverWithItem(Claim.LOCKED);
     }
 
     @Override
@@ -230,17 +200,6 @@ class PgDedupStore implements DedupStore {
     }
 
     @Override
-    public Uni<Optional<DedupRecord>> find(SqlClient on, String scope, String key) {
-        return on.preparedQuery(FIND).execute(Tuple.of(scope, key))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
-    }
-
-    @Override
-    public Uni<Boolean> forget(String scope, String key) {
-        return pool.preparedQuery(FORGET).execute(Tuple.of(scope, key)).map(rows -> rows.rowCount() == 1);
-    }
-
-    @Override
     public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
         IdemRequest request = seen.request();
         return on.preparedQuery(TAKE_OVER)
@@ -270,38 +229,6 @@ class PgDedupStore implements DedupStore {
                 .execute(Tuple.from(Arrays.asList(request.scope(), request.key(), status.name(), ts(retryAt), error,
                         ts(now), held.attempt(), ts(held.until()))))
                 .map(rows -> rows.rowCount() == 1);
-    }
-
-    @Override
-    public Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now) {
-        return pool.preparedQuery(REOPEN).execute(Tuple.of(scope, key, ts(now)))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
-    }
-
-    @Override
-    public Uni<List<DedupRecord>> hanging(Instant now, int limit) {
-        return pool.preparedQuery(HANGING).execute(Tuple.of(ts(now), limit)).map(rows -> {
-            List<DedupRecord> records = new ArrayList<>();
-            rows.forEach(row -> records.add(toRecord(row)));
-            return records;
-        });
-    }
-
-    @Override
-    public Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples) {
-        return pool.preparedQuery(UNFINISHED).execute(Tuple.of(ts(since), ts(now), samples)).map(rows -> {
-            Map<String, DedupAdmin.Finding> byStatus = new HashMap<>();
-            for (Row row : rows) {
-                String status = row.getString("status");
-                String[] keys = row.getArrayOfStrings("samples");
-                byStatus.put(status, new DedupAdmin.Finding(
-                        status.equals("FAILED") ? DedupAdmin.FAILED : DedupAdmin.HANGING,
-                        row.getLong("total"), keys == null ? List.of() : List.of(keys)));
-            }
-            return List.of(
-                    byStatus.getOrDefault("PROCESSING", new DedupAdmin.Finding(DedupAdmin.HANGING, 0, List.of())),
-                    byStatus.getOrDefault("FAILED", new DedupAdmin.Finding(DedupAdmin.FAILED, 0, List.of())));
-        });
     }
 
     /** Postgres classes 08, 53, 57, 58 and XX, a cut connection or no answer in time: the store failed. */

@@ -78,8 +78,8 @@ class RedisCache implements DedupCache {
         this.metrics = metrics;
     }
 
-    @Override
-    public Uni<PreCheck> preCheck(IdemRequest request) {
+    /** One key's pre-check: {@code SET key PROCESSING NX GET PX ttl}. */
+    Uni<PreCheck> preCheck(IdemRequest request) {
         Context caller = Vertx.currentContext();
         return loops.current().send(set(request, PROCESSING, "NX", "GET"))
                 .ifNoItem().after(config.redisBudget()).fail()
@@ -94,6 +94,9 @@ class RedisCache implements DedupCache {
      */
     @Override
     public Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
+        if (requests.size() == 1) {
+            return preCheck(requests.get(0)).map(List::of);
+        }
         return perSlot(requests, this::preCheckSlot);
     }
 
@@ -112,8 +115,7 @@ class RedisCache implements DedupCache {
     }
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
-    @Override
-    public Uni<Void> markDone(IdemRequest request, String result) {
+    Uni<Void> markDone(IdemRequest request, String result) {
         return loops.current().send(set(request, doneValue(request, result)))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .<Void>replaceWithVoid()

@@ -1,5 +1,6 @@
 package dev.idem.pipeline;
 
+import dev.idem.pipeline.DedupCache.PreCheck;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -21,25 +22,31 @@ import java.util.Set;
 import java.util.stream.IntStream;
 
 /**
- * The database step of one-phase deliveries with distinct keys, in one transaction: those of a
- * Kafka poll, or those that {@link GroupCommit} gathered. Each row is written once. Every
- * delivery's work runs first; then one statement writes the dedup record of every delivery that
- * took effect, already DONE with its result, as the transaction's last statement.
+ * The one-phase protocol, for a list of deliveries with distinct keys (a single delivery is a list
+ * of one), in the order of docs/DESIGN.md:
+ * <ol>
+ *   <li>the Redis pre-check: one call claims every key and answers what was there; DONE answers;
+ *   <li>Postgres, one transaction: the suspects' rows looked up (a key Redis did not claim for this
+ *       delivery may have its record already), the works run on the transaction's connection in key
+ *       order, and the records of those that took effect written DONE as its last statement;
+ *   <li>judgement: a key whose record met another transaction's row is judged by that row, and the
+ *       transaction runs again without it; after an error each delivery runs alone, so a failure
+ *       stays with the delivery it belongs to;
+ *   <li>DONE to Redis for what committed, and the claims of deliveries that kept no record given back;
+ *   <li>each outcome counted.
+ * </ol>
+ * How deliveries are gathered into those transactions is a strategy beside this class: {@link Alone},
+ * {@link GroupCommit} (concurrent requests share one), {@link PollRounds} (a Kafka poll). Failures of
+ * Postgres are not outcomes: they fail the delivery's Uni, and the caller retries or answers 503.
  *
- * <p>The unique key still arbitrates: a record that meets another transaction's row for its key
- * waits for that transaction and, once it committed, finds the row. Then this transaction rolls
- * back, the deliveries that met a row are judged by it, and the others run again without them. A
- * delivery whose statement fails takes the transaction with it, so after an error each delivery
- * is tried alone and the failure stays with the one it belongs to; a delivery whose data the
- * database refuses, alone, is REJECTED as {@code INVALID_DATA} (retrying cannot change it); one
- * whose work breaks a unique constraint of the work's own tables is judged by its key's record,
- * or REJECTED as {@code UNIQUE_VIOLATION} when there is none.
- *
- * <p>Works run in key order and the records are written in key order, so two transactions that
+ * <p>A delivery whose statement the database refuses for its data, alone, is REJECTED as
+ * {@code INVALID_DATA} (retrying cannot change it); one whose work breaks a unique constraint of the
+ * work's own tables is judged by its key's record, or REJECTED as {@code UNIQUE_VIOLATION} when there
+ * is none. Works run in key order and the records are written in key order, so two transactions that
  * share keys wait for each other instead of deadlocking.
  */
 @ApplicationScoped
-class GroupTransaction {
+class OnePhase {
 
     /**
      * A delivery on its way to the database. {@code suspect}: Redis did not claim the key for it
@@ -48,22 +55,30 @@ class GroupTransaction {
      */
     record Pending(IdemRequest request, Work work, boolean suspect) {}
 
-    /** What became of a delivery. */
+    /** What became of a delivery in the database. */
     sealed interface Settled {
-        /** Its outcome, and the result Redis may now answer duplicates with (encoded; null: none). */
-        record Decided(Outcome outcome, String cacheable) implements Settled {}
+        /** Its outcome, and the result Redis may now answer its duplicates with (encoded JSON; null: none). */
+        record Decided(Outcome outcome, String doneInCache) implements Settled {}
 
         /** Its transaction failed: nothing of it took effect, the caller retries or answers 503. */
         record Failed(Throwable failure) implements Settled {}
     }
 
+    /** How deliveries that reached the database are gathered into transactions: {@link #transact}, or a queue before it. */
+    @FunctionalInterface
+    interface Transactions {
+        Uni<List<Settled>> settle(List<Pending> pending);
+    }
+
+    private final DedupCache cache;
     private final DedupStore store;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
     private final Clock clock;
     private final Mistakes mistakes;
 
-    GroupTransaction(DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock) {
+    OnePhase(DedupCache cache, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock) {
+        this.cache = cache;
         this.store = store;
         this.config = config;
         this.metrics = metrics;
@@ -71,8 +86,90 @@ class GroupTransaction {
         this.mistakes = new Mistakes(clock, metrics);
     }
 
-    /** What became of each of {@code pending} (distinct keys), in its order. */
-    Uni<List<Settled>> run(List<Pending> pending) {
+    /**
+     * The protocol for {@code items} (distinct keys): the outcome of each, in their order. The
+     * deliveries Redis cannot answer go to the database through {@code transactions}. No client
+     * waits for a Kafka poll's answer, so a poll waits for Redis's DONE marks ({@code awaitCache}):
+     * a slow Redis slows the consumer down instead of piling up writes; a request's answer does not
+     * wait, and a duplicate meanwhile finds the row. If a delivery's transaction failed, the Uni
+     * fails, once the others are settled and counted.
+     */
+    Uni<List<Outcome>> run(List<IdempotencyPipeline.Item> items, Transactions transactions, boolean awaitCache) {
+        List<IdemRequest> requests = items.stream().map(IdempotencyPipeline.Item::request).toList();
+        Outcome[] outcomes = new Outcome[items.size()];
+        return cache.preCheckAll(requests).chain(checks -> {
+            List<Integer> unanswered = new ArrayList<>();
+            List<Pending> pending = new ArrayList<>();
+            for (int i = 0; i < items.size(); i++) {
+                if (checks.get(i) instanceof PreCheck.Done done) {
+                    outcomes[i] = Outcomes.ofCache(requests.get(i), done);
+                } else {
+                    unanswered.add(i);
+                    pending.add(new Pending(requests.get(i), items.get(i).work(),
+                            !(checks.get(i) instanceof PreCheck.Claimed)));
+                }
+            }
+            if (pending.isEmpty()) {
+                return Uni.createFrom().<Throwable>nullItem();
+            }
+            return transactions.settle(pending).chain(settled -> {
+                Throwable failure = null;
+                for (int j = 0; j < settled.size(); j++) {
+                    if (settled.get(j) instanceof Settled.Decided decided) {
+                        outcomes[unanswered.get(j)] = decided.outcome();
+                    } else if (failure == null) {
+                        failure = ((Settled.Failed) settled.get(j)).failure();
+                    }
+                }
+                Uni<Void> cached = afterCommit(pending, settled);
+                if (!awaitCache) {
+                    cached.subscribe().with(ignored -> {});
+                    cached = Uni.createFrom().voidItem();
+                }
+                return cached.replaceWith(failure);
+            });
+        }).chain(failure -> {
+            for (int i = 0; i < outcomes.length; i++) {
+                if (outcomes[i] != null) {
+                    metrics.outcome(requests.get(i).scope(), outcomes[i]);
+                }
+            }
+            return failure == null
+                    ? Uni.createFrom().item(Arrays.asList(outcomes))
+                    : Uni.createFrom().failure(failure);
+        });
+    }
+
+    /**
+     * DONE in Redis for what committed or was found done, in one call; then the claims of the
+     * deliveries that kept no record (refused, or their transaction failed) are given back, so that
+     * their next delivery is claimed afresh rather than looked up.
+     */
+    private Uni<Void> afterCommit(List<Pending> pending, List<Settled> settled) {
+        List<IdemRequest> done = new ArrayList<>();
+        List<String> results = new ArrayList<>();
+        List<IdemRequest> released = new ArrayList<>();
+        for (int j = 0; j < settled.size(); j++) {
+            IdemRequest request = pending.get(j).request();
+            if (settled.get(j) instanceof Settled.Decided decided && decided.doneInCache() != null) {
+                done.add(request);
+                results.add(decided.doneInCache());
+            } else if (!pending.get(j).suspect() && keptNoRecord(settled.get(j))) {
+                released.add(request);
+            }
+        }
+        return cache.markDoneAll(done, results).chain(() -> cache.release(released));
+    }
+
+    private static boolean keptNoRecord(Settled settled) {
+        return settled instanceof Settled.Failed
+                || ((Settled.Decided) settled).outcome() instanceof Outcome.Rejected;
+    }
+
+    // --- steps 2 and 3: the transaction and its judgement ---------------------------------------
+
+    /** Steps 2 and 3 for {@code pending} (distinct keys), in one transaction or more: what became of each, in its order. */
+    Uni<List<Settled>> transact(List<Pending> pending) {
         Settled[] settled = new Settled[pending.size()];
         List<Integer> byKey = IntStream.range(0, pending.size()).boxed()
                 .sorted(Comparator.comparing((Integer i) -> pending.get(i).request().key())
@@ -90,7 +187,7 @@ class GroupTransaction {
         if (open.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return store.transaction(tx -> decide(tx, pending, open, vanished), round -> round.commit)
+        return store.transaction(lockBound(pending, open), tx -> decide(tx, pending, open, vanished), round -> round.commit)
                 .onItemOrFailure().transformToUni((round, failure) -> {
                     if (failure == null) {
                         round.decided.forEach((i, s) -> settled[i] = s);
@@ -120,7 +217,7 @@ class GroupTransaction {
     private Uni<Void> failed(List<Pending> pending, List<Integer> open, Settled[] settled, Throwable failure,
                              DedupStore.Failure kind) {
         if (kind == DedupStore.Failure.UNIQUE_VIOLATION) {
-            return store.findAll(store.outside(), requests(pending, open))
+            return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(pending, open)), read -> false)
                     .map(found -> {
                         for (int i : open) {
                             DedupRecord record = found.get(DedupStore.batchKey(pending.get(i).request()));
@@ -178,11 +275,7 @@ class GroupTransaction {
                 return record(tx, pending, working, ran.stream().map(Ran::effect).toList(), round, vanished);
             });
         });
-        // the bound goes out first, pipelined: if it failed, so does everything after it
-        return lockBound(pending, open)
-                .map(wait -> Uni.combine().all().unis(store.boundLockWaits(tx, wait), decided)
-                        .asTuple().map(both -> both.getItem2()))
-                .orElse(decided);
+        return decided;
     }
 
     /** The effects of {@code working} when every one of them is known before it runs, else null. */

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.DedupCache.PreCheck;
-import dev.idem.pipeline.GroupTransaction.Pending;
-import dev.idem.pipeline.GroupTransaction.Settled;
+import dev.idem.pipeline.OnePhase.Pending;
+import dev.idem.pipeline.OnePhase.Settled;
 import dev.idem.pipeline.IdempotencyPipeline.Item;
 import dev.idem.pipeline.InMemoryDedupCache.Marked;
 import dev.idem.pipeline.InMemoryDedupStore.Ending;
@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Deliveries that share one transaction (a Kafka poll through {@link IdempotencyPipeline#executeAll},
- * or {@link GroupTransaction} directly): each gets the outcome it would have had alone.
+ * or {@link OnePhase#transact} directly): each gets the outcome it would have had alone.
  */
-class GroupTransactionTest {
+class TransactionStepTest {
 
     private final IdemRequest a = request("orders", "a-1", "x");
     private final IdemRequest b = request("orders", "b-1", "y");
@@ -145,7 +145,7 @@ class GroupTransactionTest {
         PipelineRig rig = new PipelineRig();
         rig.store.failWritesOf("effect:b-1");
 
-        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+        List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 settled.get(0));
@@ -169,13 +169,13 @@ class GroupTransactionTest {
         PipelineRig rig = new PipelineRig();
         rig.store.refuseDataOf("effect:b-1");
 
-        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+        List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 settled.get(0));
         Outcome refused = assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome();
         assertEquals(Outcome.Rejected.INVALID_DATA, assertInstanceOf(Outcome.Rejected.class, refused).reason());
-        assertNull(((Settled.Decided) settled.get(1)).cacheable());
+        assertNull(((Settled.Decided) settled.get(1)).doneInCache());
         assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
                 settled.get(2));
         assertTrue(rig.store.committed(b).isEmpty());
@@ -213,7 +213,7 @@ class GroupTransactionTest {
         PipelineRig rig = new PipelineRig();
         rig.store.goDownOnRecord();
 
-        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+        List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(3, settled.size());
         settled.forEach(s -> assertInstanceOf(InMemoryDedupStore.Outage.class,
@@ -243,7 +243,7 @@ class GroupTransactionTest {
                 "idem.pipeline.in-flight-retry-after", "3s"));
         rig.store.lockedByAnother("orders", "b-1");
 
-        List<Settled> settled = await(rig.transaction.run(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
+        List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(List.of(
                 new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
