@@ -13,8 +13,8 @@ import org.flywaydb.core.Flyway;
 
 /**
  * The schema is migrated at start-up, beside the wiring of the Kafka channels rather than before it.
- * Quarkus' own {@code migrate-at-start} runs Flyway on the main thread before anything else starts
- * (70-85 ms of the native executable's start); here it runs on a worker thread from the first
+ * Quarkus' own {@code migrate-at-start} runs Flyway on the main thread before anything else starts,
+ * so the whole start waits for it; here it runs on a worker thread from the first
  * start-up observer on, while Reactive Messaging wires its channels on the main thread, and start-up
  * waits for it before the service's own observers (the outbox relay, the jobs) and before the HTTP
  * server listens. What a started instance promises is unchanged: its schema is current, and a

@@ -4,8 +4,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Tells this instance's relay that outbox events committed. In-process rather than a Postgres
- * NOTIFY: a notifying transaction takes a global lock at commit, which serialised every
- * callback's commit and cost about a third of the database's throughput. Events written by an
+ * NOTIFY: a notifying transaction takes a global lock at commit, which would serialise every
+ * callback's commit. Events written by an
  * instance whose relay is off wait for another instance's poll.
  */
 @ApplicationScoped

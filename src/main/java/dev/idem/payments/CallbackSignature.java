@@ -79,11 +79,6 @@ public class CallbackSignature {
         return current == 1 ? Check.VALID : previous == 1 ? Check.VALID_PREVIOUS : Check.MISMATCH;
     }
 
-    /** The lowercase hex signature of a delivery with the current secret, as the gateway computes it. */
-    public String sign(long epochSeconds, byte[] body) {
-        return HexFormat.of().formatHex(mac(macs.get()[0], Long.toString(epochSeconds), body));
-    }
-
     /** doFinal leaves the Mac reset and keyed, ready for the next body. */
     private static byte[] mac(Mac mac, String timestamp, byte[] body) {
         mac.update(timestamp.getBytes(StandardCharsets.US_ASCII));

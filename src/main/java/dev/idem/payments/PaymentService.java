@@ -9,7 +9,6 @@ import dev.idem.orders.OrderStatus;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
-import dev.idem.pipeline.Work;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
@@ -49,7 +48,7 @@ public class PaymentService {
     }
 
     public Uni<Outcome> apply(PaymentCallback callback) {
-        return pipeline.execute(callback.idemRequest(SCOPE), work(callback))
+        return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback))
                 .invoke(outcome -> {
                     if (outcome instanceof Outcome.Anomaly anomaly) {
                         alert(anomaly.kind(), callback);
@@ -57,17 +56,13 @@ public class PaymentService {
                 });
     }
 
-    /** The notification's state transition, as the pipeline runs it in its transaction. */
-    public Work work(PaymentCallback callback) {
-        return tx -> transition(tx, callback);
-    }
-
     /** The answer a gateway gets for a delivery that was recorded: it stops retrying. */
     public static JsonObject received() {
         return new JsonObject().put("code", "SUCCESS");
     }
 
-    private Uni<Effect> transition(SqlConnection tx, PaymentCallback callback) {
+    /** The notification's state transition, as the pipeline runs it in its transaction. */
+    Uni<Effect> transition(SqlConnection tx, PaymentCallback callback) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Uni<Optional<String>> moved = callback.succeeded()
                 ? orders.pay(tx, callback.orderId(), callback.tradeNo(), callback.amountCents(),

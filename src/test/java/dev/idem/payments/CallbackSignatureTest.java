@@ -32,7 +32,6 @@ class CallbackSignatureTest {
     @Test
     void theGatewaysSignatureIsAccepted() {
         assertEquals(VALID, verify(NOW, Gateway.sign(NOW, BODY), BODY));
-        assertEquals(Gateway.sign(NOW, BODY), verifier.sign(NOW, BODY.getBytes(StandardCharsets.UTF_8)));
     }
 
     @Test
@@ -84,6 +83,5 @@ class CallbackSignatureTest {
         assertEquals(VALID_PREVIOUS, rotating.verify(ts, Gateway.sign("old-1", NOW, BODY), body));
         assertEquals(VALID_PREVIOUS, rotating.verify(ts, Gateway.sign("old-2", NOW, BODY), body));
         assertEquals(MISMATCH, rotating.verify(ts, Gateway.sign("old-3", NOW, BODY), body));
-        assertEquals(Gateway.sign(NOW, BODY), rotating.sign(NOW, body), "the gateway signs with the current secret");
     }
 }

@@ -11,6 +11,7 @@ import dev.idem.pipeline.IdempotencyPipeline.Item;
 import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;
+import dev.idem.pipeline.Work;
 import io.quarkus.redis.datasource.RedisDataSource;
 import dev.idem.testing.Db;
 import dev.idem.testing.Metrics;
@@ -76,6 +77,11 @@ class GroupedPaymentsTest {
                 payment(fresh, 1999), payment(mismatched, 1), payment(unknown, 1999), payment(paid, 1999)));
     }
 
+    /** The payment's own work, as {@link PaymentService#apply} hands it to the pipeline. */
+    Work work(PaymentCallback callback) {
+        return tx -> payments.transition(tx, callback);
+    }
+
     static PaymentCallback payment(String order, long amountCents) {
         return new PaymentCallback("T-" + order, order, amountCents, PaymentCallback.SUCCESS, Instant.now());
     }
@@ -94,7 +100,7 @@ class GroupedPaymentsTest {
             redis.key(String.class).del(paidKey);
         }
         return pipeline.executeAll(callbacks.stream()
-                        .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), payments.work(c)))
+                        .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), work(c)))
                         .toList())
                 .await().atMost(Duration.ofSeconds(30));
     }
@@ -147,9 +153,9 @@ class GroupedPaymentsTest {
         List<PaymentCallback> backward = new ArrayList<>(forward);
         Collections.reverse(backward);
         Uni<List<Outcome>> first = pipeline.executeAll(forward.stream()
-                .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), payments.work(c))).toList());
+                .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), work(c))).toList());
         Uni<List<Outcome>> second = pipeline.executeAll(backward.stream()
-                .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), payments.work(c))).toList());
+                .map(c -> new Item(c.idemRequest(PaymentService.SCOPE), work(c))).toList());
         List<List<Outcome>> both = Uni.join().all(first, second).andFailFast()
                 .await().atMost(Duration.ofSeconds(30));
 

@@ -1,8 +1,8 @@
 package dev.idem.payments.wechatpay;
 
 import dev.idem.payments.CallbackConfig;
-import dev.idem.payments.GatewayJson;
 import dev.idem.payments.Notice;
+import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,9 +22,9 @@ public class WeChatPayNotifications {
 
     private final Optional<WeChatPayKeys> keys;
     private final WeChatPaySignature signature;
-    private final GatewayJson json;
+    private final StrictJson json;
 
-    WeChatPayNotifications(WeChatPayConfig config, CallbackConfig callbacks, Clock clock, GatewayJson json) {
+    WeChatPayNotifications(WeChatPayConfig config, CallbackConfig callbacks, Clock clock, StrictJson json) {
         this.keys = WeChatPayKeys.from(config);
         this.signature = new WeChatPaySignature(callbacks.tolerance(), clock);
         this.json = json;
@@ -43,7 +43,8 @@ public class WeChatPayNotifications {
         if (check != WeChatPaySignature.Check.VALID) {
             return new Notice.Unauthentic(check.message);
         }
-        Parsed<WeChatPayNotification> parsed = json.read(body, WeChatPayNotification.class, "the notification");
+        Parsed<WeChatPayNotification> parsed =
+                json.read(body, WeChatPayNotification.class, notification -> Optional.empty());
         if (parsed instanceof Parsed.Invalid<WeChatPayNotification> invalid) {
             return new Notice.Unreadable(invalid.detail());
         }
@@ -62,9 +63,9 @@ public class WeChatPayNotifications {
             return new Notice.Ignored("resource.original_type " + resource.originalType());
         }
         Parsed<WeChatPayTransaction> transaction =
-                json.read(plain.get(), WeChatPayTransaction.class, "the transaction");
+                json.read(plain.get(), WeChatPayTransaction.class, read -> Optional.empty());
         if (transaction instanceof Parsed.Invalid<WeChatPayTransaction> invalid) {
-            return new Notice.Unreadable(invalid.detail());
+            return new Notice.Unreadable("the decrypted transaction: " + invalid.detail());
         }
         return ((Parsed.Valid<WeChatPayTransaction>) transaction).value().toNotice();
     }

@@ -29,6 +29,10 @@ import java.util.stream.Collectors;
  * against one value must not be booked with the other). The application's own ObjectMapper
  * settings are kept; these rules are added on a copy of it.
  * <p>
+ * A type read from JSON that another party defines and signs (a payment gateway's notification)
+ * declares {@code @JsonIgnoreProperties(ignoreUnknown = true)}: such a party adds members without
+ * a new version. Every other rule still holds for it.
+ * <p>
  * Payloads arrive as bytes, so Quarkus does not see the types they are read into: each one carries
  * {@code @RegisterForReflection}, or a native image could not construct it.
  */

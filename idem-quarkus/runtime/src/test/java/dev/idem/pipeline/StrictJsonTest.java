@@ -2,6 +2,7 @@ package dev.idem.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -13,6 +14,9 @@ class StrictJsonTest {
     record Inner(String a, String b) {}
 
     record Outer(Inner inner, String b) {}
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Foreign(String a) {}
 
     private final StrictJson json = new StrictJson(new ObjectMapper());
 
@@ -42,5 +46,19 @@ class StrictJsonTest {
     void malformedJsonIsStillSaidSo() {
         assertEquals(new StrictJson.Parsed.Invalid<Outer>("the body is not well-formed JSON"),
                 read("{\"inner\":{\"a\":\"1\""));
+    }
+
+    @Test
+    void aTypeThatSkipsUnknownMembersKeepsEveryOtherRule() {
+        assertEquals(new StrictJson.Parsed.Invalid<Outer>("unknown member 'c'"), read("{\"b\":\"1\",\"c\":2}"));
+        assertEquals(new StrictJson.Parsed.Valid<>(new Foreign("1")), foreign("{\"a\":\"1\",\"c\":2}"));
+        assertEquals(new StrictJson.Parsed.Invalid<Foreign>("member 'a' appears more than once"),
+                foreign("{\"a\":\"1\",\"a\":\"2\"}"));
+        assertEquals(new StrictJson.Parsed.Invalid<Foreign>("member 'a' has the wrong type or format"),
+                foreign("{\"a\":1}"));
+    }
+
+    private StrictJson.Parsed<Foreign> foreign(String text) {
+        return json.read(text.getBytes(StandardCharsets.UTF_8), Foreign.class, foreign -> Optional.empty());
     }
 }
