@@ -88,8 +88,9 @@
 #                             bench's own, bench-secret)
 #   BENCH_PEER_DB_OWNER=app, BENCH_PEER_DB_PASSWORD=app   the owner of the fresh databases (the role
 #                             must exist); the load generator logs in as it to ANALYZE after a warm-up
-#   BENCH_PG_ADMIN=postgres   the superuser that creates and drops those databases, over TCP where it
-#                             logs in without a prompt (trust, PGPASSWORD), else the postgres OS user
+#   BENCH_PG_ADMIN=postgres   the superuser that creates and drops those databases: the postgres OS
+#                             user over the local socket, else this role over TCP where it logs in
+#                             without a prompt (trust, PGPASSWORD)
 #   BENCH_PEER_CONCURRENCY="8 32 128"   the fixed concurrencies: one step of BENCH_SECONDS at each
 #   BENCH_PEER_WARMUP_CALLBACKS=120, BENCH_PEER_WARMUP_KEYS=30   seconds of warm-up of every service
 #                             before its callbacks and before its Idempotency-Key steps (not counted)
@@ -108,6 +109,8 @@ cd "$ROOT"
 LOG_NAME="idem bench"
 # shellcheck source=scripts/lib/base.sh
 source "$ROOT/scripts/lib/base.sh"
+# shellcheck source=scripts/lib/postgres.sh
+source "$ROOT/scripts/lib/postgres.sh"
 HOST=127.0.0.1
 PG_PORT=5432
 DB_NAME=idem
@@ -144,7 +147,7 @@ BENCH_PARTS="${BENCH_PARTS:-limits http native kafka peers}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
-BENCH_PG_ADMIN="${BENCH_PG_ADMIN:-postgres}"
+PG_SUPERUSER="${BENCH_PG_ADMIN:-postgres}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}"
 export BENCH_PEER_WARMUP_CALLBACKS="${BENCH_PEER_WARMUP_CALLBACKS:-120}"
 export BENCH_PEER_WARMUP_KEYS="${BENCH_PEER_WARMUP_KEYS:-30}"
@@ -757,27 +760,6 @@ listener_pid() {
 
 flush_bench_redis() {
   redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null 2>&1 || true
-}
-
-PG_ADMIN=()
-# pg_admin <psql arguments>: psql into the database postgres as a superuser, which may create
-# databases owned by another role: BENCH_PG_ADMIN over TCP where it logs in without a prompt, else
-# the postgres OS user over the local socket (Debian's peer authentication)
-pg_admin() {
-  if ((${#PG_ADMIN[@]} == 0)); then
-    local socket="sudo -n -u postgres psql" way
-    [[ $EUID -ne 0 ]] || socket="runuser -u postgres -- psql"
-    for way in "psql -w -h $HOST -U $BENCH_PG_ADMIN" "$socket"; do
-      read -ra PG_ADMIN <<<"$way"
-      [[ "$(cd / && "${PG_ADMIN[@]}" -X -A -t -p "$PG_PORT" -d postgres -c 'SELECT 1' 2>/dev/null </dev/null)" == 1 ]] && break
-      PG_ADMIN=()
-    done
-    if ((${#PG_ADMIN[@]} == 0)); then
-      log "cannot connect to Postgres as a superuser (BENCH_PG_ADMIN=$BENCH_PG_ADMIN, or the postgres OS user)"
-      return 1
-    fi
-  fi
-  (cd / && "${PG_ADMIN[@]}" -X -q -A -t -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres "$@" </dev/null)
 }
 
 FRESH_DB=""
