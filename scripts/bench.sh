@@ -199,12 +199,21 @@ free_port() {
   local port i
   for ((i = 0; i < 100; i++)); do
     port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then
-      printf '%s\n' "$port"
-      return 0
-    fi
+    port_open "$port" || { printf '%s\n' "$port"; return 0; }
   done
   die "no free port found"
+}
+
+# wait_while <what> <command...>: while the command succeeds, BENCH_TEST_WAIT seconds at most,
+# saying so every minute
+wait_while() {
+  local what=$1 waited=0
+  shift
+  while "$@" && ((waited < BENCH_TEST_WAIT)); do
+    ((waited % 60 == 0)) && log "$what; waiting (${waited}s)"
+    sleep 5
+    waited=$((waited + 5))
+  done
 }
 
 # start_service <name> [--native] [VAR=value...]: starts the copied service jar (or, with
@@ -264,7 +273,7 @@ idle_rss() {
   sleep 10
   rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVICE_PID/status" 2>/dev/null || true)"
   [[ -n $rss ]] || return 0
-  STARTUP[$1]="${STARTUP[$1]%\}}, \"rssIdleKb\": $rss}"
+  STARTUP[$1]="$(jq -c --argjson kb "$rss" '.rssIdleKb = $kb' <<<"${STARTUP[$1]}")"
   log "service $1: RSS $((rss / 1024)) MB idle"
 }
 
@@ -935,17 +944,11 @@ write_meta() {
       stepSeconds: ($seconds | tonumber), warmupSeconds: ($warmup | tonumber), concurrency: $concurrency,
       stopGainPercent: ($gain | tonumber), serviceJvmOptions: $opts, failedPhases: $failed,
       elapsedSecondsBeforeReport: ($elapsed | tonumber)}' >"$OUT/meta.json"
-  {
-    printf '{'
-    local first=1 name
-    for name in A B C N; do
-      [[ -n ${STARTUP[$name]:-} ]] || continue
-      ((first)) || printf ', '
-      first=0
-      printf '"%s": %s' "$name" "${STARTUP[$name]}"
-    done
-    printf '}\n'
-  } >"$OUT/startup.json"
+  local startup=() name
+  for name in A B C N; do
+    [[ -z ${STARTUP[$name]:-} ]] || startup+=(--argjson "$name" "${STARTUP[$name]}")
+  done
+  jq -n '$ARGS.named' "${startup[@]}" >"$OUT/startup.json"
 }
 
 cleanup() {
@@ -980,31 +983,22 @@ main() {
   need_commands jq curl
 
   if [[ $BENCH_BUILD == 1 ]]; then
-    local waited=0
-    while build_busy && ((waited < BENCH_TEST_WAIT)); do
-      ((waited % 60 == 0)) && log "a test run or a build is active; waiting before building (${waited}s)"
-      sleep 5
-      waited=$((waited + 5))
-    done
+    wait_while "a test run or a build is active before building" build_busy
     build_busy && die "a test run or a build still uses the machine after ${BENCH_TEST_WAIT}s; try again later"
     log "building the service with the benchmark's yardsticks (./mvnw -B -q -Pbench -DskipTests package)"
     install_extension
     ./mvnw -B -q -Pbench -DskipTests package
   fi
-  local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}" waited=0
+  local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}"
   # a build of this repository rewrites the app: copy it between builds
-  while [[ -z $BENCH_APP ]] && maven_here && ((waited < BENCH_TEST_WAIT)); do
-    ((waited % 60 == 0)) && log "a build is rewriting target/quarkus-app; waiting (${waited}s)"
-    sleep 5
-    waited=$((waited + 5))
-  done
+  if [[ -z $BENCH_APP ]]; then wait_while "a build is rewriting target/quarkus-app" maven_here; fi
   [[ -f $source/quarkus-run.jar ]] || die "$source/quarkus-run.jar is missing; build first"
   # Run a copy, so that a build started meanwhile cannot change the jar under the service.
   cp -a "$source" "$APP"
   log "building the load generator (bench/)"
   ./mvnw -B -q -f bench/pom.xml package
 
-  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null
+  flush_bench_redis
   # the comparison alone (BENCH_PARTS=peers) runs on fresh databases only
   if part limits || part http || part kafka; then
     phase "schema" migrate_once || true
