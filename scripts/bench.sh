@@ -88,8 +88,9 @@
 #                             bench's own, bench-secret)
 #   BENCH_PEER_DB_OWNER=app, BENCH_PEER_DB_PASSWORD=app   the owner of the fresh databases (the role
 #                             must exist); the load generator logs in as it to ANALYZE after a warm-up
-#   BENCH_PG_ADMIN=postgres   the superuser that creates and drops those databases, over TCP where it
-#                             logs in without a prompt (trust, PGPASSWORD), else the postgres OS user
+#   BENCH_PG_ADMIN=postgres   the superuser that creates and drops those databases: the postgres OS
+#                             user over the local socket, else this role over TCP where it logs in
+#                             without a prompt (trust, PGPASSWORD)
 #   BENCH_PEER_CONCURRENCY="8 32 128"   the fixed concurrencies: one step of BENCH_SECONDS at each
 #   BENCH_PEER_WARMUP_CALLBACKS=120, BENCH_PEER_WARMUP_KEYS=30   seconds of warm-up of every service
 #                             before its callbacks and before its Idempotency-Key steps (not counted)
@@ -108,6 +109,8 @@ cd "$ROOT"
 LOG_NAME="idem bench"
 # shellcheck source=scripts/lib/base.sh
 source "$ROOT/scripts/lib/base.sh"
+# shellcheck source=scripts/lib/postgres.sh
+source "$ROOT/scripts/lib/postgres.sh"
 HOST=127.0.0.1
 PG_PORT=5432
 DB_NAME=idem
@@ -144,7 +147,7 @@ BENCH_PARTS="${BENCH_PARTS:-limits http native kafka peers}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
-BENCH_PG_ADMIN="${BENCH_PG_ADMIN:-postgres}"
+PG_SUPERUSER="${BENCH_PG_ADMIN:-postgres}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}"
 export BENCH_PEER_WARMUP_CALLBACKS="${BENCH_PEER_WARMUP_CALLBACKS:-120}"
 export BENCH_PEER_WARMUP_KEYS="${BENCH_PEER_WARMUP_KEYS:-30}"
@@ -196,12 +199,21 @@ free_port() {
   local port i
   for ((i = 0; i < 100; i++)); do
     port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then
-      printf '%s\n' "$port"
-      return 0
-    fi
+    port_open "$port" || { printf '%s\n' "$port"; return 0; }
   done
   die "no free port found"
+}
+
+# wait_while <what> <command...>: while the command succeeds, BENCH_TEST_WAIT seconds at most,
+# saying so every minute
+wait_while() {
+  local what=$1 waited=0
+  shift
+  while "$@" && ((waited < BENCH_TEST_WAIT)); do
+    ((waited % 60 == 0)) && log "$what; waiting (${waited}s)"
+    sleep 5
+    waited=$((waited + 5))
+  done
 }
 
 # start_service <name> [--native] [VAR=value...]: starts the copied service jar (or, with
@@ -261,7 +273,7 @@ idle_rss() {
   sleep 10
   rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVICE_PID/status" 2>/dev/null || true)"
   [[ -n $rss ]] || return 0
-  STARTUP[$1]="${STARTUP[$1]%\}}, \"rssIdleKb\": $rss}"
+  STARTUP[$1]="$(jq -c --argjson kb "$rss" '.rssIdleKb = $kb' <<<"${STARTUP[$1]}")"
   log "service $1: RSS $((rss / 1024)) MB idle"
 }
 
@@ -759,27 +771,6 @@ flush_bench_redis() {
   redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null 2>&1 || true
 }
 
-PG_ADMIN=()
-# pg_admin <psql arguments>: psql into the database postgres as a superuser, which may create
-# databases owned by another role: BENCH_PG_ADMIN over TCP where it logs in without a prompt, else
-# the postgres OS user over the local socket (Debian's peer authentication)
-pg_admin() {
-  if ((${#PG_ADMIN[@]} == 0)); then
-    local socket="sudo -n -u postgres psql" way
-    [[ $EUID -ne 0 ]] || socket="runuser -u postgres -- psql"
-    for way in "psql -w -h $HOST -U $BENCH_PG_ADMIN" "$socket"; do
-      read -ra PG_ADMIN <<<"$way"
-      [[ "$(cd / && "${PG_ADMIN[@]}" -X -A -t -p "$PG_PORT" -d postgres -c 'SELECT 1' 2>/dev/null </dev/null)" == 1 ]] && break
-      PG_ADMIN=()
-    done
-    if ((${#PG_ADMIN[@]} == 0)); then
-      log "cannot connect to Postgres as a superuser (BENCH_PG_ADMIN=$BENCH_PG_ADMIN, or the postgres OS user)"
-      return 1
-    fi
-  fi
-  (cd / && "${PG_ADMIN[@]}" -X -q -A -t -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres "$@" </dev/null)
-}
-
 FRESH_DB=""
 FRESH_DBS=()
 # fresh_db <name> <owner>: creates the database bench_<run>_<name>, owned by <owner>, as FRESH_DB
@@ -953,17 +944,11 @@ write_meta() {
       stepSeconds: ($seconds | tonumber), warmupSeconds: ($warmup | tonumber), concurrency: $concurrency,
       stopGainPercent: ($gain | tonumber), serviceJvmOptions: $opts, failedPhases: $failed,
       elapsedSecondsBeforeReport: ($elapsed | tonumber)}' >"$OUT/meta.json"
-  {
-    printf '{'
-    local first=1 name
-    for name in A B C N; do
-      [[ -n ${STARTUP[$name]:-} ]] || continue
-      ((first)) || printf ', '
-      first=0
-      printf '"%s": %s' "$name" "${STARTUP[$name]}"
-    done
-    printf '}\n'
-  } >"$OUT/startup.json"
+  local startup=() name
+  for name in A B C N; do
+    [[ -z ${STARTUP[$name]:-} ]] || startup+=(--argjson "$name" "${STARTUP[$name]}")
+  done
+  jq -n '$ARGS.named' "${startup[@]}" >"$OUT/startup.json"
 }
 
 cleanup() {
@@ -998,31 +983,22 @@ main() {
   need_commands jq curl
 
   if [[ $BENCH_BUILD == 1 ]]; then
-    local waited=0
-    while build_busy && ((waited < BENCH_TEST_WAIT)); do
-      ((waited % 60 == 0)) && log "a test run or a build is active; waiting before building (${waited}s)"
-      sleep 5
-      waited=$((waited + 5))
-    done
+    wait_while "a test run or a build is active before building" build_busy
     build_busy && die "a test run or a build still uses the machine after ${BENCH_TEST_WAIT}s; try again later"
     log "building the service with the benchmark's yardsticks (./mvnw -B -q -Pbench -DskipTests package)"
     install_extension
     ./mvnw -B -q -Pbench -DskipTests package
   fi
-  local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}" waited=0
+  local source="${BENCH_APP:-$ROOT/target/bench-service/quarkus-app}"
   # a build of this repository rewrites the app: copy it between builds
-  while [[ -z $BENCH_APP ]] && maven_here && ((waited < BENCH_TEST_WAIT)); do
-    ((waited % 60 == 0)) && log "a build is rewriting target/quarkus-app; waiting (${waited}s)"
-    sleep 5
-    waited=$((waited + 5))
-  done
+  if [[ -z $BENCH_APP ]]; then wait_while "a build is rewriting target/quarkus-app" maven_here; fi
   [[ -f $source/quarkus-run.jar ]] || die "$source/quarkus-run.jar is missing; build first"
   # Run a copy, so that a build started meanwhile cannot change the jar under the service.
   cp -a "$source" "$APP"
   log "building the load generator (bench/)"
   ./mvnw -B -q -f bench/pom.xml package
 
-  redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$REDIS_DB" flushdb >/dev/null
+  flush_bench_redis
   # the comparison alone (BENCH_PARTS=peers) runs on fresh databases only
   if part limits || part http || part kafka; then
     phase "schema" migrate_once || true

@@ -114,6 +114,8 @@ declare -A INSTANCE_PORTS=([a]=18081 [b]=18082)
 APP="$STATE/app"
 NATIVE_APP="$STATE/native-runner"
 
+# shellcheck source=scripts/lib/postgres.sh
+source "$ROOT/scripts/lib/postgres.sh"
 # shellcheck source=scripts/lib/redis.sh
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh
@@ -130,15 +132,6 @@ KAFKA_CLUSTER_PORTS=(39092 39093 39094)
 KAFKA_CLUSTER_CONTROLLER_PORTS=(39192 39193 39194)
 
 # ------------------------------------------------------------------------------ PostgreSQL
-
-pg_version() {
-  local d ver=""
-  for d in /usr/lib/postgresql/*/bin/postgres; do
-    [[ -x $d ]] && ver="$(basename "$(dirname "$(dirname "$d")")")"
-  done
-  [[ -n $ver ]] || return 1
-  printf '%s\n' "$ver"
-}
 
 pg_ctl_chaos() {
   as_root pg_ctlcluster --skip-systemctl-redirect "$(pg_version)" "$PG_CLUSTER" "$@" </dev/null 9>&-
@@ -185,12 +178,8 @@ proxy_mode_file() { printf '%s/proxy-%s.mode\n' "$STATE" "$1"; }
 proxy_start() {
   local name=$1 listen=$2 target=$3
   port_open "$listen" && die "proxy $name: $HOST:$listen is taken"
-  (
-    # shellcheck disable=SC2016
-    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(proxy_pid_file "$name")" \
-      "$JAVA" -Xmx256m -Xss256k -jar "$ROOT/bench/target/idem-bench.jar" proxy --listen "$listen" --to "$target" \
-      --mode "$(proxy_mode_file "$name")" </dev/null >>"$STATE/proxy-$name.log" 2>&1 9>&- &
-  )
+  spawn_detached "$(proxy_pid_file "$name")" "$STATE/proxy-$name.log" "$JAVA" -Xmx256m -Xss256k \
+    -jar "$ROOT/bench/target/idem-bench.jar" proxy --listen "$listen" --to "$target" --mode "$(proxy_mode_file "$name")"
   wait_for 20 port_open "$listen" || die "proxy $name: not listening on $HOST:$listen"
 }
 
@@ -204,12 +193,8 @@ proxy_stop() {
 
 issuer_start() {
   port_open "$ISSUER_PORT" && die "issuer: $HOST:$ISSUER_PORT is taken"
-  (
-    # shellcheck disable=SC2016
-    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(proxy_pid_file issuer)" \
-      "$JAVA" -Xmx256m -jar "$ROOT/bench/target/idem-bench.jar" issuer --port "$ISSUER_PORT" --delay-ms 300 \
-      </dev/null >>"$STATE/issuer.log" 2>&1 9>&- &
-  )
+  spawn_detached "$(proxy_pid_file issuer)" "$STATE/issuer.log" \
+    "$JAVA" -Xmx256m -jar "$ROOT/bench/target/idem-bench.jar" issuer --port "$ISSUER_PORT" --delay-ms 300
   wait_for 20 port_open "$ISSUER_PORT" || die "issuer: not listening on $HOST:$ISSUER_PORT"
 }
 
@@ -284,19 +269,15 @@ instance_start() {
   fi
   port_open "$port" && die "instance $name: $HOST:$port is taken"
   log "instance $name: starting on $HOST:$port${skew:+ with its clock $skew off} (log ${log_file#"$ROOT/"})"
-  (
-    # shellcheck disable=SC2016
-    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$(instance_pid_file "$name")" \
-      env -u QUARKUS_PROFILE \
-      QUARKUS_HTTP_PORT="$port" \
-      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$pg_port/idem" \
-      "${engines[@]}" \
-      IDEM_CALLBACK_SECRET="$SECRET" \
-      IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
-      IDEM_RECONCILIATION_GRACE=15s \
-      "${issuer[@]}" \
-      "${clock[@]}" "${run[@]}" </dev/null >>"$log_file" 2>&1 9>&- &
-  )
+  spawn_detached "$(instance_pid_file "$name")" "$log_file" env -u QUARKUS_PROFILE \
+    QUARKUS_HTTP_PORT="$port" \
+    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$pg_port/idem" \
+    "${engines[@]}" \
+    IDEM_CALLBACK_SECRET="$SECRET" \
+    IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
+    IDEM_RECONCILIATION_GRACE=15s \
+    "${issuer[@]}" \
+    "${clock[@]}" "${run[@]}"
   for ((i = 0; i < 240; i++)); do
     if instance_ready "$name"; then
       log "instance $name: ready (pid $(instance_pid "$name"))"
@@ -314,6 +295,13 @@ instance_stop() {
   pid="$(instance_pid "$1")" || return 0
   stop_pid "$pid" 30 "instance $1"
   rm -f "$(instance_pid_file "$1")"
+}
+
+# instances_restart NAME...: all of them stopped, then started again in order
+instances_restart() {
+  local name
+  for name; do instance_stop "$name"; done
+  for name; do instance_start "$name"; done
 }
 
 # ------------------------------------------------------------------------------ faults
@@ -378,17 +366,9 @@ fault() {
       proxy_mode "$relay" pass
       log "fault: $relay answers again"
       ;;
-    freeze-instance)
+    freeze-instance | freeze-two-phase)
       pid="$(instance_pid b)" || die "fault: instance b is not running"
       log "fault: SIGSTOP to instance b (pid $pid) for $CHAOS_FREEZE_SECONDS s"
-      kill -STOP "$pid"
-      sleep "$CHAOS_FREEZE_SECONDS"
-      kill -CONT "$pid"
-      log "fault: instance b continued"
-      ;;
-    freeze-two-phase)
-      pid="$(instance_pid b)" || die "fault: instance b is not running"
-      log "fault: SIGSTOP to instance b (pid $pid), which grants in two-phase mode, for $CHAOS_FREEZE_SECONDS s"
       kill -STOP "$pid"
       sleep "$CHAOS_FREEZE_SECONDS"
       kill -CONT "$pid"
@@ -414,8 +394,7 @@ fault() {
       sleep "$CHAOS_SKEW_SECONDS"
       # the fault ends with the skew: what b answers afterwards is judged like any other answer
       log "fault: instance b restarted on the true time"
-      instance_stop b
-      instance_start b
+      instances_restart b
       ;;
     redis-master-kill)
       local port
@@ -541,10 +520,7 @@ suite() {
     if [[ $fault == freeze-two-phase ]]; then
       # both instances grant through the external issuer for this storm
       : >"$STATE/two-phase"
-      instance_stop a 8>&-
-      instance_stop b 8>&-
-      instance_start a 8>&-
-      instance_start b 8>&-
+      instances_restart a b 8>&-
       extra=(--settle 180)
     fi
     CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$BENCH_KAFKA" \
@@ -560,15 +536,11 @@ suite() {
             awk -v n="$name" '/^idem_dedup_takeovers_total/ { s += $NF } END { printf "%s %d ", n, s }'
         done)"
       rm -f "$STATE/two-phase"
-      instance_stop a 8>&-
-      instance_stop b 8>&-
-      instance_start a 8>&-
-      instance_start b 8>&-
+      instances_restart a b 8>&-
     fi
     # a fault leaves no instance behind it changed: the skewed clock goes back to the true one
     if [[ -f $STATE/instance-b.skew ]]; then
-      instance_stop b 8>&-
-      instance_start b 8>&-
+      instances_restart b 8>&-
     fi
   done
   jq -s . "$out"/*.json >"$out/results.json" 2>/dev/null || true

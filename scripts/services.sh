@@ -55,6 +55,8 @@ KAFKA_DIR="$STATE/kafka"
 LOG_NAME="idem services"
 # shellcheck source=scripts/lib/base.sh
 source "$ROOT/scripts/lib/base.sh"
+# shellcheck source=scripts/lib/postgres.sh
+source "$ROOT/scripts/lib/postgres.sh"
 # shellcheck source=scripts/lib/redis.sh
 source "$ROOT/scripts/lib/redis.sh"
 # shellcheck source=scripts/lib/kafka.sh
@@ -96,14 +98,10 @@ pg_start_local() {
       return 0
     fi
   fi
-  local cluster ver name d
+  local cluster ver name
   cluster="$(pg_cluster || true)"
   if [[ -z $cluster ]]; then
-    ver=""
-    for d in /usr/lib/postgresql/*/bin/postgres; do
-      [[ -x $d ]] && ver="$(basename "$(dirname "$(dirname "$d")")")"
-    done
-    [[ -n $ver ]] || die "postgres: no PostgreSQL server binaries found"
+    ver="$(pg_version)" || die "postgres: no PostgreSQL server binaries found"
     log "postgres: creating cluster $ver/main on port $PG_PORT"
     as_root pg_createcluster --port "$PG_PORT" "$ver" main </dev/null 9>&-
     cluster="$ver main"
@@ -126,40 +124,10 @@ pg_app_ok() {
   [[ $owner == "$DB_USER" ]]
 }
 
-PG_ADMIN_MODE=""
-# psql as a superuser: as the postgres OS user over the local socket (works
-# with Debian's peer auth and with trust), else over TCP as role postgres.
-pg_admin() {
-  local opts=(-X -q -A -t -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres)
-  case $PG_ADMIN_MODE in
-    socket)
-      if [[ $EUID -eq 0 ]]; then
-        (cd / && runuser -u postgres -- psql "${opts[@]}" "$@" </dev/null)
-      else
-        (cd / && sudo -u postgres psql "${opts[@]}" "$@" </dev/null)
-      fi
-      ;;
-    tcp) PGCONNECT_TIMEOUT=5 psql -w -h "$HOST" -U postgres "${opts[@]}" "$@" </dev/null ;;
-    *) return 1 ;;
-  esac
-}
-
-pg_pick_admin() {
-  local mode
-  for mode in socket tcp; do
-    if [[ $mode == socket ]] && ! id -u postgres >/dev/null 2>&1; then continue; fi
-    if [[ $mode == socket && $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then continue; fi
-    PG_ADMIN_MODE=$mode
-    if [[ "$(pg_admin -c 'select 1' 2>/dev/null)" == 1 ]]; then return 0; fi
-  done
-  PG_ADMIN_MODE=""
-  return 1
-}
-
 pg_ensure_app_db() {
   command -v psql >/dev/null 2>&1 || apt_install postgresql-client
   if pg_app_ok; then return 0; fi
-  pg_pick_admin || die "postgres: cannot connect as a superuser to create role '$DB_USER' and database '$DB_NAME'"
+  pg_admin -c 'select 1' >/dev/null || die "postgres: cannot connect as a superuser to create role '$DB_USER' and database '$DB_NAME'"
   if [[ "$(pg_admin -c "select 1 from pg_roles where rolname = '$DB_USER'")" == 1 ]]; then
     log "postgres: setting login password of role $DB_USER"
     pg_admin -c "alter role $DB_USER with login password '$DB_PASSWORD'"
@@ -201,7 +169,7 @@ postgres_up() {
 # Empty test databases, owned by $DB_USER; whatever is connected to the old ones is cut off.
 postgres_fresh_test_dbs() {
   pg_state || die "postgres: not answering on $HOST:$PG_PORT; run 'up' first"
-  pg_pick_admin || die "postgres: cannot connect as a superuser to make the test databases afresh"
+  pg_admin -c 'select 1' >/dev/null || die "postgres: cannot connect as a superuser to make the test databases afresh"
   local db
   for db in "${TEST_DB_NAMES[@]}"; do
     pg_admin -c "drop database if exists $db with (force)"

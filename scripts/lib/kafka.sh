@@ -129,18 +129,9 @@ kafka_spawn() {
   [[ -f $KAFKA_LOG ]] && mv -f "$KAFKA_LOG" "$KAFKA_LOG.prev"
   rm -f "$KAFKA_PID"
   log "kafka: starting broker $KAFKA_VERSION on $HOST:$KAFKA_PORT (log ${KAFKA_LOG#"$ROOT/"})"
-  # The inner shell writes its own pid, then becomes the JVM: the pid file
-  # names the broker even if setsid has to fork.
-  (
-    cd "$KAFKA_DIR" || exit 1
-    # shellcheck disable=SC2016
-    setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$KAFKA_PID" \
-      "$JAVA" "-Xmx${KAFKA_HEAP:-512m}" \
-      -Dorg.slf4j.simpleLogger.showDateTime=true \
-      "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS" \
-      -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
-      </dev/null >>"$KAFKA_LOG" 2>&1 9>&- &
-  )
+  (cd "$KAFKA_DIR" && spawn_detached "$KAFKA_PID" "$KAFKA_LOG" "$JAVA" "-Xmx${KAFKA_HEAP:-512m}" \
+    -Dorg.slf4j.simpleLogger.showDateTime=true "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSS" \
+    -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS")
   local pid="" i
   for ((i = 0; i < 20; i++)); do
     [[ -s $KAFKA_PID ]] && read -r pid <"$KAFKA_PID" && [[ -n $pid ]] && break

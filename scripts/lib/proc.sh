@@ -18,6 +18,16 @@ wait_for() {
   "$@"
 }
 
+# spawn_detached PIDFILE LOG COMMAND...: COMMAND in a session of its own that outlives the caller,
+# its output appended to LOG. The inner shell writes its own pid to PIDFILE, then becomes COMMAND:
+# the pid file names it even if setsid has to fork.
+spawn_detached() {
+  local pid_file=$1 log_file=$2
+  shift 2
+  # shellcheck disable=SC2016
+  (setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$pid_file" "$@" </dev/null >>"$log_file" 2>&1 9>&- &)
+}
+
 # stop_pid PID SECONDS LABEL: SIGTERM, wait up to SECONDS for it to go, then SIGKILL.
 stop_pid() {
   local pid=$1 seconds=$2 label=$3 i

@@ -149,7 +149,7 @@ final class Report {
         row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",
                 null, null, pg == null ? null : "-c " + pg.getValue("clients") + " -j " + pg.getValue("threads")
                         + " -M prepared -T " + pg.getValue("seconds"),
-                pg == null ? "" : runs(pg) + "latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same with an"
+                pg == null ? "" : "median of " + list(pg.getJsonArray("tpsRuns")) + " TPS; latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same with an"
                         + " outbox NOTIFY trigger (the design before V6) " + fmt(pg.getDouble("tpsWithNotify"), 0)
                         + " TPS (for comparison)");
         JsonObject grants = obj(all, "pgbench-grants");
@@ -471,15 +471,6 @@ final class Report {
     private static String str(JsonObject o, String name) {
         Object value = o == null ? null : o.getValue(name);
         return value == null ? "?" : value.toString();
-    }
-
-    /** "median of a, b, c TPS; " when the limit came from several pgbench runs (older results had one). */
-    private static String runs(JsonObject pg) {
-        JsonArray runs = pg.getJsonArray("tpsRuns");
-        if (runs == null || runs.size() < 2) {
-            return "";
-        }
-        return "median of " + list(runs) + " TPS; ";
     }
 
     /** "a, b, c", the numbers of a JSON array. */
