@@ -1,7 +1,7 @@
 package dev.idem.coupons;
 
-import static dev.idem.support.SqlTime.instant;
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.instant;
+import static dev.idem.pipeline.SqlTime.ts;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;

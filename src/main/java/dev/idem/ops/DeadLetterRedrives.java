@@ -1,9 +1,9 @@
 package dev.idem.ops;
 
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 
 import dev.idem.ops.DeadLetter.Position;
-import dev.idem.support.SqlTime;
+import dev.idem.pipeline.SqlTime;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;

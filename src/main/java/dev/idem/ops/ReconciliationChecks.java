@@ -1,6 +1,6 @@
 package dev.idem.ops;
 
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 
 import dev.idem.pipeline.DedupAdmin;
 import io.smallrye.mutiny.Uni;

@@ -1,8 +1,8 @@
 package dev.idem.outbox;
 
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 
-import dev.idem.support.SqlTime;
+import dev.idem.pipeline.SqlTime;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;

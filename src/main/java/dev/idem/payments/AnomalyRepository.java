@@ -1,6 +1,6 @@
 package dev.idem.payments;
 
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;

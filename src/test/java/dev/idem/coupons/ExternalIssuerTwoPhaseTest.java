@@ -1,6 +1,6 @@
 package dev.idem.coupons;
 
-import static dev.idem.support.SqlTime.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;

@@ -1,8 +1,8 @@
 package dev.idem.pipeline;
 
-import static dev.idem.pipeline.PgDedupStore.instant;
+import static dev.idem.pipeline.SqlTime.instant;
 import static dev.idem.pipeline.PgDedupStore.toRecord;
-import static dev.idem.pipeline.PgDedupStore.ts;
+import static dev.idem.pipeline.SqlTime.ts;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;

@@ -1,5 +1,8 @@
 package dev.idem.pipeline;
 
+import static dev.idem.pipeline.SqlTime.instant;
+import static dev.idem.pipeline.SqlTime.ts;
+
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.VertxException;
 import io.vertx.core.json.JsonObject;
@@ -260,15 +263,5 @@ class PgDedupStore implements DedupStore {
                 instant(row, "created_at"),
                 instant(row, "updated_at"),
                 instant(row, "expires_at"));
-    }
-
-    /** {@code timestamptz} parameters: the reactive client binds OffsetDateTime, not Instant. */
-    static OffsetDateTime ts(Instant instant) {
-        return instant == null ? null : OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
-    }
-
-    static Instant instant(Row row, String column) {
-        OffsetDateTime time = row.getOffsetDateTime(column);
-        return time == null ? null : time.toInstant();
     }
 }
