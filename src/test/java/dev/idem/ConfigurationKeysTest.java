@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,52 +63,85 @@ class ConfigurationKeysTest {
                 .build();
     }
 
+    /** The roots, read from one configuration. */
+    record Roots(PaymentsConfig payments, CouponsConfig coupons, OpsConfig ops, ApiConfig api, OutboxConfig outbox,
+                 PipelineConfig pipeline) {
+        static Roots of(SmallRyeConfig config) {
+            return new Roots(config.getConfigMapping(PaymentsConfig.class), config.getConfigMapping(CouponsConfig.class),
+                    config.getConfigMapping(OpsConfig.class), config.getConfigMapping(ApiConfig.class),
+                    config.getConfigMapping(OutboxConfig.class), config.getConfigMapping(PipelineConfig.class));
+        }
+    }
+
+    /** A documented key: what it reads as by default, the value a test sets, and what that reads as. */
+    record Key(String name, Object byDefault, String set, Object whenSet, Function<Roots, Object> read) {}
+
+    static final List<Key> KEYS = List.of(
+            new Key("idem.callback.secret", "s3cret", "other-secret", "other-secret", r -> r.payments().callback().secret()),
+            new Key("idem.callback.previous-secrets", Optional.empty(), "old-1,old-2", Optional.of(List.of("old-1", "old-2")),
+                    r -> r.payments().callback().previousSecrets()),
+            new Key("idem.callback.tolerance", Duration.ofSeconds(300), "120s", Duration.ofSeconds(120),
+                    r -> r.payments().callback().tolerance()),
+            new Key("idem.gateways.wechatpay.api-v3-key", Optional.empty(), "k".repeat(32), Optional.of("k".repeat(32)),
+                    r -> r.payments().gateways().wechatpay().apiV3Key()),
+            new Key("idem.gateways.wechatpay.platform-keys.\"PUB_KEY_ID_1\"", Map.of(), "pem", Map.of("PUB_KEY_ID_1", "pem"),
+                    r -> r.payments().gateways().wechatpay().platformKeys()),
+            new Key("idem.gateways.alipay.app-id", Optional.empty(), "2021", Optional.of("2021"),
+                    r -> r.payments().gateways().alipay().appId()),
+            new Key("idem.gateways.alipay.public-key", Optional.empty(), "pem", Optional.of("pem"),
+                    r -> r.payments().gateways().alipay().publicKey()),
+            new Key("idem.http.max-request-target-length", 4096, "2048", 2048, r -> r.api().http().maxRequestTargetLength()),
+            new Key("idem.http.max-headers-size", 20L * 1024, "10K", 10L * 1024,
+                    r -> r.api().http().maxHeadersSize().asLongValue()),
+            new Key("idem.admin.token", Optional.empty(), "admin", Optional.of("admin"), r -> r.ops().admin().token()),
+            new Key("idem.campaign.paid-coupon-template", Optional.of("PAY-5OFF"), "", Optional.empty(),
+                    r -> r.coupons().campaign().paidCouponTemplate()),
+            new Key("idem.campaign.paid-coupon-issuer", CouponsConfig.Campaign.Issuer.LOCAL, "external",
+                    CouponsConfig.Campaign.Issuer.EXTERNAL, r -> r.coupons().campaign().paidCouponIssuer()),
+            new Key("idem.coupon-issuer.url", Optional.empty(), "http://127.0.0.1:8090/coupons",
+                    Optional.of(URI.create("http://127.0.0.1:8090/coupons")), r -> r.coupons().couponIssuer().url()),
+            new Key("idem.coupon-issuer.timeout", Duration.ofSeconds(5), "3s", Duration.ofSeconds(3),
+                    r -> r.coupons().couponIssuer().timeout()),
+            new Key("idem.token.ttl", Duration.ofMinutes(30), "5m", Duration.ofMinutes(5), r -> r.api().token().ttl()),
+            // the pipeline's order-submit scope keeps its keys and answers this long, in Redis and in Postgres
+            new Key("idem.key.retention", List.of(Duration.ofHours(24), Duration.ofHours(24)), "2h",
+                    List.of(Duration.ofHours(2), Duration.ofHours(2)),
+                    r -> List.of(r.pipeline().redisTtl("order-submit"), r.pipeline().retention("order-submit"))),
+            new Key("idem.dedup.retention", Duration.ofDays(7), "3d", Duration.ofDays(3), r -> r.pipeline().retention()),
+            new Key("idem.outbox.batch-size", 200, "50", 50, r -> r.outbox().batchSize()),
+            new Key("idem.outbox.poll-interval", Duration.ofSeconds(2), "1s", Duration.ofSeconds(1),
+                    r -> r.outbox().pollInterval()),
+            new Key("idem.outbox.relay-enabled", true, "false", false, r -> r.outbox().relayEnabled()),
+            new Key("idem.archive.interval", "10m", "1m", "1m", r -> r.pipeline().archive().interval()),
+            new Key("idem.archive.batch-size", 500, "100", 100, r -> r.pipeline().archive().batchSize()),
+            new Key("idem.archive.max-batches", 200, "20", 20, r -> r.pipeline().archive().maxBatches()),
+            new Key("idem.archive.outbox-retention", Duration.ofDays(7), "5m", Duration.ofMinutes(5),
+                    r -> r.ops().archive().outboxRetention()),
+            new Key("idem.reconciliation.grace", Duration.ofSeconds(60), "0s", Duration.ZERO,
+                    r -> r.ops().reconciliation().grace()),
+            new Key("idem.reconciliation.interval", Duration.ofSeconds(60), "30s", Duration.ofSeconds(30),
+                    r -> r.ops().reconciliation().interval()),
+            new Key("idem.console.sample-interval", Duration.ofSeconds(10), "2s", Duration.ofSeconds(2),
+                    r -> r.ops().console().sampleInterval()),
+            new Key("idem.console.history", Duration.ofHours(1), "10m", Duration.ofMinutes(10),
+                    r -> r.ops().console().history()),
+            new Key("idem.dead-letters.default-limit", 100, "10", 10, r -> r.ops().deadLetters().defaultLimit()),
+            new Key("idem.dead-letters.max-limit", 1000, "20", 20, r -> r.ops().deadLetters().maxLimit()),
+            new Key("idem.dead-letters.read-timeout", Duration.ofSeconds(30), "5s", Duration.ofSeconds(5),
+                    r -> r.ops().deadLetters().readTimeout()),
+            new Key("idem.dead-letters.batch-size", 500, "7", 7, r -> r.ops().deadLetters().batchSize()));
+
     @Test
     void theDocumentedDefaults() throws IOException {
         SmallRyeConfig config = config(Map.of());
-        PaymentsConfig payments = config.getConfigMapping(PaymentsConfig.class);
-        CouponsConfig coupons = config.getConfigMapping(CouponsConfig.class);
-        OpsConfig ops = config.getConfigMapping(OpsConfig.class);
-        ApiConfig api = config.getConfigMapping(ApiConfig.class);
-        OutboxConfig outbox = config.getConfigMapping(OutboxConfig.class);
-        PipelineConfig pipeline = config.getConfigMapping(PipelineConfig.class);
-
-        assertEquals(Duration.ofSeconds(300), payments.callback().tolerance());
-        assertEquals(Optional.empty(), payments.callback().previousSecrets());
-        assertEquals(Optional.empty(), payments.gateways().wechatpay().apiV3Key());
-        assertEquals(Map.of(), payments.gateways().wechatpay().platformKeys());
-        assertEquals(Optional.empty(), payments.gateways().alipay().appId());
-        assertEquals(Optional.of("PAY-5OFF"), coupons.campaign().paidCouponTemplate());
-        assertEquals(CouponsConfig.Campaign.Issuer.LOCAL, coupons.campaign().paidCouponIssuer());
-        assertEquals(Duration.ofSeconds(5), coupons.couponIssuer().timeout());
-        assertEquals(Optional.empty(), ops.admin().token());
-        assertEquals(Duration.ofDays(7), ops.archive().outboxRetention());
-        assertEquals(Duration.ofSeconds(60), ops.reconciliation().grace());
-        assertEquals(Duration.ofSeconds(60), ops.reconciliation().interval());
-        assertEquals(Duration.ofSeconds(10), ops.console().sampleInterval());
-        assertEquals(Duration.ofHours(1), ops.console().history());
-        assertEquals(100, ops.deadLetters().defaultLimit());
-        assertEquals(1000, ops.deadLetters().maxLimit());
-        assertEquals(Duration.ofSeconds(30), ops.deadLetters().readTimeout());
-        assertEquals(500, ops.deadLetters().batchSize());
-        assertEquals("coupon-grants-dlq", ops.deadLetters().channels().get("coupon-grants").deadLetterTopic());
-        assertEquals("payment-callbacks", ops.deadLetters().channels().get("payment-callbacks").topic());
-        assertEquals(4096, api.http().maxRequestTargetLength());
-        assertEquals(20 * 1024, api.http().maxHeadersSize().asLongValue());
-        assertEquals(Duration.ofMinutes(30), api.token().ttl());
-        assertEquals(Duration.ofHours(24), api.key().retention());
-        assertEquals(200, outbox.batchSize());
-        assertEquals(Duration.ofSeconds(2), outbox.pollInterval());
-        assertTrue(outbox.relayEnabled());
-
-        assertEquals(Duration.ofDays(7), pipeline.retention());
-        assertEquals("10m", pipeline.archive().interval());
-        assertEquals(500, pipeline.archive().batchSize());
-        assertEquals(200, pipeline.archive().maxBatches());
-        assertEquals(Duration.ofHours(24), pipeline.redisTtl("order-submit"));
-        assertEquals(Duration.ofHours(24), pipeline.retention("order-submit"));
-        assertEquals(Duration.ofHours(26), pipeline.redisTtl("payment-callback"));
-        // the schedules' expressions, as the scheduler reads them
+        Roots roots = Roots.of(config);
+        for (Key key : KEYS) {
+            assertEquals(key.byDefault(), key.read().apply(roots), key.name());
+        }
+        assertEquals(Duration.ofHours(26), roots.pipeline().redisTtl("payment-callback"));
+        OpsConfig.DeadLetters.Channel grants = roots.ops().deadLetters().channels().get("coupon-grants");
+        assertEquals(List.of("coupon-grants", "coupon-grants-dlq"), List.of(grants.topic(), grants.deadLetterTopic()));
+        // what the schedules' expressions read
         assertEquals("10m", config.getValue("idem.pipeline.archive.interval", String.class));
         assertEquals("60s", config.getValue("idem.reconciliation.interval", String.class));
         assertEquals("10s", config.getValue("idem.console.sample-interval", String.class));
@@ -117,82 +151,12 @@ class ConfigurationKeysTest {
     @Test
     void everyDocumentedKeyIsReadUnderItsOwnName() throws IOException {
         Map<String, String> set = new HashMap<>();
-        set.put("idem.callback.secret", "other-secret");
-        set.put("idem.callback.previous-secrets", "old-1,old-2");
-        set.put("idem.callback.tolerance", "120s");
-        set.put("idem.gateways.wechatpay.api-v3-key", "0123456789abcdef0123456789abcdef");
-        set.put("idem.gateways.wechatpay.platform-keys.\"PUB_KEY_ID_1\"", "pem");
-        set.put("idem.gateways.alipay.app-id", "2021");
-        set.put("idem.gateways.alipay.public-key", "alipay-pem");
-        set.put("idem.http.max-request-target-length", "2048");
-        set.put("idem.http.max-headers-size", "10K");
-        set.put("idem.admin.token", "admin");
-        set.put("idem.campaign.paid-coupon-template", "");
-        set.put("idem.campaign.paid-coupon-issuer", "external");
-        set.put("idem.coupon-issuer.url", "http://127.0.0.1:8090/coupons");
-        set.put("idem.coupon-issuer.timeout", "3s");
-        set.put("idem.key.retention", "2h");
-        set.put("idem.token.ttl", "5m");
-        set.put("idem.dedup.retention", "3d");
-        set.put("idem.outbox.batch-size", "50");
-        set.put("idem.outbox.poll-interval", "1s");
-        set.put("idem.outbox.relay-enabled", "false");
-        set.put("idem.archive.interval", "1m");
-        set.put("idem.archive.batch-size", "100");
-        set.put("idem.archive.max-batches", "20");
-        set.put("idem.archive.outbox-retention", "5m");
-        set.put("idem.reconciliation.grace", "0s");
-        set.put("idem.reconciliation.interval", "30s");
-        set.put("idem.console.sample-interval", "2s");
-        set.put("idem.console.history", "10m");
-        set.put("idem.dead-letters.default-limit", "10");
-        set.put("idem.dead-letters.max-limit", "20");
-        set.put("idem.dead-letters.read-timeout", "5s");
-        set.put("idem.dead-letters.batch-size", "7");
+        KEYS.forEach(key -> set.put(key.name(), key.set()));
         SmallRyeConfig config = config(set);
-        PaymentsConfig payments = config.getConfigMapping(PaymentsConfig.class);
-        CouponsConfig coupons = config.getConfigMapping(CouponsConfig.class);
-        OpsConfig ops = config.getConfigMapping(OpsConfig.class);
-        ApiConfig api = config.getConfigMapping(ApiConfig.class);
-        OutboxConfig outbox = config.getConfigMapping(OutboxConfig.class);
-        PipelineConfig pipeline = config.getConfigMapping(PipelineConfig.class);
-
-        assertEquals("other-secret", payments.callback().secret());
-        assertEquals(Optional.of(List.of("old-1", "old-2")), payments.callback().previousSecrets());
-        assertEquals(Duration.ofSeconds(120), payments.callback().tolerance());
-        assertEquals(Optional.of("0123456789abcdef0123456789abcdef"), payments.gateways().wechatpay().apiV3Key());
-        assertEquals(Map.of("PUB_KEY_ID_1", "pem"), payments.gateways().wechatpay().platformKeys());
-        assertEquals(Optional.of("2021"), payments.gateways().alipay().appId());
-        assertEquals(Optional.of("alipay-pem"), payments.gateways().alipay().publicKey());
-        assertEquals(2048, api.http().maxRequestTargetLength());
-        assertEquals(10 * 1024, api.http().maxHeadersSize().asLongValue());
-        assertEquals(Optional.of("admin"), ops.admin().token());
-        assertEquals(Optional.empty(), coupons.campaign().paidCouponTemplate(), "empty: no campaign");
-        assertEquals(CouponsConfig.Campaign.Issuer.EXTERNAL, coupons.campaign().paidCouponIssuer());
-        assertEquals(Optional.of(URI.create("http://127.0.0.1:8090/coupons")), coupons.couponIssuer().url());
-        assertEquals(Duration.ofSeconds(3), coupons.couponIssuer().timeout());
-        assertEquals(Duration.ofHours(2), api.key().retention());
-        assertEquals(Duration.ofMinutes(5), api.token().ttl());
-        assertEquals(50, outbox.batchSize());
-        assertEquals(Duration.ofSeconds(1), outbox.pollInterval());
-        assertEquals(false, outbox.relayEnabled());
-        assertEquals(Duration.ofMinutes(5), ops.archive().outboxRetention());
-        assertEquals(Duration.ZERO, ops.reconciliation().grace());
-        assertEquals(Duration.ofSeconds(30), ops.reconciliation().interval());
-        assertEquals(Duration.ofSeconds(2), ops.console().sampleInterval());
-        assertEquals(Duration.ofMinutes(10), ops.console().history());
-        assertEquals(10, ops.deadLetters().defaultLimit());
-        assertEquals(20, ops.deadLetters().maxLimit());
-        assertEquals(Duration.ofSeconds(5), ops.deadLetters().readTimeout());
-        assertEquals(7, ops.deadLetters().batchSize());
-
-        // the pipeline's keys follow the documented names
-        assertEquals(Duration.ofDays(3), pipeline.retention());
-        assertEquals("1m", pipeline.archive().interval());
-        assertEquals(100, pipeline.archive().batchSize());
-        assertEquals(20, pipeline.archive().maxBatches());
-        assertEquals(Duration.ofHours(2), pipeline.redisTtl("order-submit"));
-        assertEquals(Duration.ofHours(2), pipeline.retention("order-submit"));
+        Roots roots = Roots.of(config);
+        for (Key key : KEYS) {
+            assertEquals(key.whenSet(), key.read().apply(roots), key.name());
+        }
         assertEquals("1m", config.getValue("idem.pipeline.archive.interval", String.class));
     }
 
