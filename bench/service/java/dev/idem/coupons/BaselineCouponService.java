@@ -32,9 +32,9 @@ public class BaselineCouponService extends CouponService {
     private final boolean pipeline;
 
     BaselineCouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool,
-                          CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock,
+                          CouponsConfig config, ExternalCouponIssuer issuer, Clock clock,
                           @ConfigProperty(name = "idem.bench.coupons-pipeline", defaultValue = "true") boolean on) {
-        super(pipeline, coupons, pool, campaign, issuer, clock);
+        super(pipeline, coupons, pool, config, issuer, clock);
         this.pool = pool;
         this.pipeline = on;
     }

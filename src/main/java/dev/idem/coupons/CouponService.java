@@ -37,16 +37,16 @@ public class CouponService implements TwoPhaseWork {
     private final IdempotencyPipeline pipeline;
     private final CouponRepository coupons;
     private final Pool pool;
-    private final CampaignConfig campaign;
+    private final CouponsConfig.Campaign campaign;
     private final ExternalCouponIssuer issuer;
     private final Clock clock;
 
     CouponService(IdempotencyPipeline pipeline, CouponRepository coupons, Pool pool,
-                  CampaignConfig campaign, ExternalCouponIssuer issuer, Clock clock) {
+                  CouponsConfig config, ExternalCouponIssuer issuer, Clock clock) {
         this.pipeline = pipeline;
         this.coupons = coupons;
         this.pool = pool;
-        this.campaign = campaign;
+        this.campaign = config.campaign();
         this.issuer = issuer;
         this.clock = clock;
     }
@@ -91,7 +91,7 @@ public class CouponService implements TwoPhaseWork {
 
     /** The external issuer serves the paid-order campaign; other templates stay local. */
     private boolean issuedExternally(CouponGrant grant) {
-        return campaign.paidCouponIssuer() == CampaignConfig.Issuer.EXTERNAL
+        return campaign.paidCouponIssuer() == CouponsConfig.Campaign.Issuer.EXTERNAL
                 && campaign.paidCouponTemplate().filter(grant.templateId()::equals).isPresent();
     }
 

@@ -31,31 +31,31 @@ import java.util.List;
 @ApplicationScoped
 public class ExternalCouponIssuer {
 
-    private final CouponIssuerConfig config;
+    private final CouponsConfig.CouponIssuer config;
     /** Strict about repeated members: an answer that names {@code couponId} twice is no answer. */
     private final ObjectReader reader;
     private final HttpClient http;
 
-    ExternalCouponIssuer(CouponIssuerConfig config, ObjectMapper mapper) {
-        this.config = config;
+    ExternalCouponIssuer(CouponsConfig config, ObjectMapper mapper) {
+        this.config = config.couponIssuer();
         this.reader = mapper.reader().with(StreamReadFeature.STRICT_DUPLICATE_DETECTION);
         this.http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(config.timeout())
+                .connectTimeout(this.config.timeout())
                 .build();
     }
 
     /** Refuses to start with an external issuer that is not configured, or slower than the lease. */
-    void check(@Observes StartupEvent start, CampaignConfig campaign, PipelineConfig pipeline) {
-        List<String> problems = problems(campaign, config, pipeline.lease());
+    void check(@Observes StartupEvent start, CouponsConfig coupons, PipelineConfig pipeline) {
+        List<String> problems = problems(coupons.campaign(), config, pipeline.lease());
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Refusing to start: " + String.join("; ", problems));
         }
     }
 
-    static List<String> problems(CampaignConfig campaign, CouponIssuerConfig issuer, Duration lease) {
+    static List<String> problems(CouponsConfig.Campaign campaign, CouponsConfig.CouponIssuer issuer, Duration lease) {
         List<String> problems = new ArrayList<>();
-        if (campaign.paidCouponIssuer() != CampaignConfig.Issuer.EXTERNAL) {
+        if (campaign.paidCouponIssuer() != CouponsConfig.Campaign.Issuer.EXTERNAL) {
             return problems;
         }
         if (issuer.url().isEmpty()) {

@@ -17,11 +17,11 @@ public class PaidOrderCampaign {
 
     public static final String GRANTS_TOPIC = "coupon-grants";
 
-    private final CampaignConfig config;
+    private final CouponsConfig.Campaign config;
     private final OutboxRepository outbox;
 
-    PaidOrderCampaign(CampaignConfig config, OutboxRepository outbox) {
-        this.config = config;
+    PaidOrderCampaign(CouponsConfig config, OutboxRepository outbox) {
+        this.config = config.campaign();
         this.outbox = outbox;
     }
 

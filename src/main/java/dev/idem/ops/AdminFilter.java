@@ -16,10 +16,10 @@ public class AdminFilter {
 
     static final String HEADER = "X-Admin-Token";
 
-    private final AdminConfig config;
+    private final OpsConfig.Admin config;
 
-    AdminFilter(AdminConfig config) {
-        this.config = config;
+    AdminFilter(OpsConfig config) {
+        this.config = config.admin();
     }
 
     @ServerRequestFilter

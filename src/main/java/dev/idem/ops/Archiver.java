@@ -1,37 +1,41 @@
 package dev.idem.ops;
 
 import dev.idem.outbox.OutboxRepository;
+import dev.idem.pipeline.PipelineConfig;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Function;
 
 /**
- * Moves published outbox events past their retention into the archive table in bounded batches
- * (the pipeline archives its dedup records on the same schedule). Idempotent: a second run finds
- * nothing left to move. Each batch is its own statement, so locks are short and other instances
- * may archive at the same time.
+ * Moves published outbox events past their retention into the archive table in bounded batches, on
+ * the schedule and with the batch sizes with which the pipeline archives its dedup records
+ * ({@code idem.pipeline.archive.*}). Idempotent: a second run finds nothing left to move. Each
+ * batch is its own statement, so locks are short and other instances may archive at the same time.
  */
 @ApplicationScoped
 public class Archiver {
 
     private final Pool pool;
     private final OutboxRepository outbox;
-    private final ArchiveConfig config;
+    private final Duration retention;
+    private final PipelineConfig.Archive archive;
     private final Clock clock;
 
-    Archiver(Pool pool, OutboxRepository outbox, ArchiveConfig config, Clock clock) {
+    Archiver(Pool pool, OutboxRepository outbox, OpsConfig ops, PipelineConfig pipeline, Clock clock) {
         this.pool = pool;
         this.outbox = outbox;
-        this.config = config;
+        this.retention = ops.archive().outboxRetention();
+        this.archive = pipeline.archive();
         this.clock = clock;
     }
 
-    @Scheduled(every = "${idem.archive.interval:10m}", delayed = "1m",
+    @Scheduled(every = "${idem.pipeline.archive.interval}", delayed = "1m",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return archiveNow()
@@ -47,16 +51,16 @@ public class Archiver {
 
     /** How many events moved. */
     public Uni<Integer> archiveNow() {
-        Instant before = clock.instant().minus(config.outboxRetention());
+        Instant before = clock.instant().minus(retention);
         return drain(limit -> outbox.archivePublished(pool, before, limit), 0, 0);
     }
 
     /** Runs batches until one comes back short (nothing left) or the run's bound is reached. */
     private Uni<Integer> drain(Function<Integer, Uni<Integer>> batch, int moved, int batches) {
-        if (batches >= config.maxBatches()) {
+        if (batches >= archive.maxBatches()) {
             return Uni.createFrom().item(moved);
         }
-        return batch.apply(config.batchSize()).chain(count -> count < config.batchSize()
+        return batch.apply(archive.batchSize()).chain(count -> count < archive.batchSize()
                 ? Uni.createFrom().item(moved + count)
                 : drain(batch, moved + count, batches + 1));
     }

@@ -3,15 +3,12 @@ package dev.idem.ops;
 import dev.idem.outbox.OutboxRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
-import io.quarkus.scheduler.Scheduler;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -84,30 +81,23 @@ public class ConsoleHistory {
     private final MeterRegistry registry;
     private final OutboxRepository outbox;
     private final Pool pool;
-    private final ConsoleConfig config;
+    private final OpsConfig.Console config;
     private final Clock clock;
     private final int capacity;
     private final Deque<Sample> ring = new ArrayDeque<>();
     private Counts sampled = Counts.NONE;
 
-    ConsoleHistory(MeterRegistry registry, OutboxRepository outbox, Pool pool, ConsoleConfig config, Clock clock) {
+    ConsoleHistory(MeterRegistry registry, OutboxRepository outbox, Pool pool, OpsConfig config, Clock clock) {
         this.registry = registry;
         this.outbox = outbox;
         this.pool = pool;
-        this.config = config;
+        this.config = config.console();
         this.clock = clock;
-        this.capacity = (int) Math.max(1, config.history().toMillis() / config.sampleInterval().toMillis());
-    }
-
-    void schedule(@Observes StartupEvent start, Scheduler scheduler) {
-        scheduler.newJob("console-history")
-                .setInterval(config.sampleInterval().toString())
-                .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
-                .setAsyncTask(execution -> sample())
-                .schedule();
+        this.capacity = (int) Math.max(1, this.config.history().toMillis() / this.config.sampleInterval().toMillis());
     }
 
     /** One interval's sample into the ring. */
+    @Scheduled(every = "${idem.console.sample-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> sample() {
         return outboxLag().invoke(lag -> keep(lag)).replaceWithVoid();
     }

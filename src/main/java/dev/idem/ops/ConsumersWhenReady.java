@@ -11,11 +11,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.microprofile.config.Config;
 
 /**
- * Starts the Kafka consumers once the instance is ready. Every incoming channel configured
- * {@code pausable.late-subscription=true} (with {@code pausable.initially-paused=true}) is left
+ * Starts the Kafka consumers once the instance is ready. Every incoming channel that starts paused
+ * ({@code pausable.initially-paused=true}, here with {@code pausable.late-subscription=true}) is left
  * unsubscribed by start-up; once the HTTP server listens the readiness checks run, and when they
  * are UP the channels subscribe and their consumers are made. Making consumers takes the cores
  * from the rest of the start, so they are made after it, out of the way of the first answer. And an
@@ -30,13 +29,11 @@ class ConsumersWhenReady {
 
     private final SmallRyeHealthReporter health;
     private final ChannelRegistry channels;
-    private final Config config;
     private final AtomicBoolean waitingLogged = new AtomicBoolean();
 
-    ConsumersWhenReady(SmallRyeHealthReporter health, ChannelRegistry channels, Config config) {
+    ConsumersWhenReady(SmallRyeHealthReporter health, ChannelRegistry channels) {
         this.health = health;
         this.channels = channels;
-        this.config = config;
     }
 
     void start(@ObservesAsync HttpServerStart started) {
@@ -51,7 +48,7 @@ class ConsumersWhenReady {
                 .emitOn(Infrastructure.getDefaultWorkerPool())
                 .subscribe().with(ready -> {
                     if (ready) {
-                        resumeLateChannels();
+                        resumePausedChannels();
                     } else {
                         if (waitingLogged.compareAndSet(false, true)) {
                             Log.infof("Kafka consumers wait for readiness (checked every %d s)", RETRY.toSeconds());
@@ -61,12 +58,9 @@ class ConsumersWhenReady {
                 });
     }
 
-    private void resumeLateChannels() {
+    private void resumePausedChannels() {
         for (String channel : channels.getIncomingNames()) {
-            if (config.getOptionalValue("mp.messaging.incoming." + channel + ".pausable.late-subscription", Boolean.class)
-                    .orElse(false)) {
-                resume(channel);
-            }
+            resume(channel);
         }
     }
 

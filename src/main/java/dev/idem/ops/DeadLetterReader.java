@@ -33,12 +33,12 @@ class DeadLetterReader {
     record Page(long total, List<DeadLetter> newest) {}
 
     private final Map<String, Object> kafka;
-    private final DeadLetterConfig config;
+    private final OpsConfig.DeadLetters config;
     private final AtomicLong clients = new AtomicLong();
 
-    DeadLetterReader(@Identifier("default-kafka-broker") Map<String, Object> kafka, DeadLetterConfig config) {
+    DeadLetterReader(@Identifier("default-kafka-broker") Map<String, Object> kafka, OpsConfig config) {
         this.kafka = kafka;
-        this.config = config;
+        this.config = config.deadLetters();
     }
 
     /**

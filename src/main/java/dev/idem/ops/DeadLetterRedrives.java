@@ -57,7 +57,7 @@ class DeadLetterRedrives {
      * Records {@code letters} as re-driven in the caller's transaction, and answers the positions
      * of those not recorded before: the ones to send now.
      */
-    Uni<Set<Position>> claim(SqlConnection tx, String channel, DeadLetterConfig.Channel topics,
+    Uni<Set<Position>> claim(SqlConnection tx, String channel, OpsConfig.DeadLetters.Channel topics,
                              List<DeadLetter> letters, Instant now) {
         Tuple params = Tuple.of(topics.deadLetterTopic(), channel, topics.topic(), ts(now))
                 .addArrayOfInteger(letters.stream().map(l -> l.position().partition()).toArray(Integer[]::new))

@@ -75,7 +75,7 @@ public class DeadLetters {
         }
     }
 
-    private final DeadLetterConfig config;
+    private final OpsConfig.DeadLetters config;
     private final DeadLetterReader reader;
     private final DeadLetterRedrives redrives;
     private final Pool pool;
@@ -83,11 +83,11 @@ public class DeadLetters {
     private final MeterRegistry registry;
     private final MutinyEmitter<ProducerRecord<byte[], byte[]>> producer;
 
-    DeadLetters(DeadLetterConfig config, DeadLetterReader reader, DeadLetterRedrives redrives, Pool pool,
+    DeadLetters(OpsConfig config, DeadLetterReader reader, DeadLetterRedrives redrives, Pool pool,
                 Clock clock, MeterRegistry registry,
                 @Channel("dead-letter-redrive") @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 256)
                 MutinyEmitter<ProducerRecord<byte[], byte[]>> producer) {
-        this.config = config;
+        this.config = config.deadLetters();
         this.reader = reader;
         this.redrives = redrives;
         this.pool = pool;
@@ -195,7 +195,7 @@ public class DeadLetters {
         if (candidates.isEmpty()) {
             return Uni.createFrom().item(counted(source, new Tally(letters.size(), 0, 0, returned)));
         }
-        DeadLetterConfig.Channel topics = config.channels().get(source.channel());
+        OpsConfig.DeadLetters.Channel topics = config.channels().get(source.channel());
         return pool.withTransaction(tx -> redrives.lock(tx, source.deadLetterTopic())
                         .chain(() -> redrives.claim(tx, source.channel(), topics, candidates, clock.instant()))
                         .chain(claimed -> {

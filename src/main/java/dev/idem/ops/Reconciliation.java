@@ -10,16 +10,13 @@ import dev.idem.pipeline.DedupAdmin.Finding;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
-import io.quarkus.scheduler.Scheduler;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,7 +40,7 @@ public class Reconciliation {
 
     private final Pool pool;
     private final ReconciliationChecks checks;
-    private final ReconciliationConfig config;
+    private final OpsConfig.Reconciliation config;
     private final PaidOrderCampaign campaign;
     private final OrderRepository orders;
     private final OutboxRepository outbox;
@@ -52,12 +49,12 @@ public class Reconciliation {
     private final Map<String, AtomicLong> gauges = new HashMap<>();
     private final AtomicLong outboxLagSeconds = new AtomicLong();
 
-    Reconciliation(Pool pool, ReconciliationChecks checks, ReconciliationConfig config, PaidOrderCampaign campaign,
+    Reconciliation(Pool pool, ReconciliationChecks checks, OpsConfig config, PaidOrderCampaign campaign,
                    OrderRepository orders, OutboxRepository outbox, DedupAdmin dedup, MeterRegistry registry,
                    Clock clock) {
         this.pool = pool;
         this.checks = checks;
-        this.config = config;
+        this.config = config.reconciliation();
         this.campaign = campaign;
         this.orders = orders;
         this.outbox = outbox;
@@ -125,15 +122,8 @@ public class Reconciliation {
     }
 
     /** The gauges are recomputed every {@code idem.reconciliation.interval}, the first time after start-up's traffic. */
-    void scheduleGauges(@Observes StartupEvent start, Scheduler scheduler) {
-        scheduler.newJob("reconciliation-gauges")
-                .setInterval(config.interval().toString())
-                .setDelayed("30s")
-                .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
-                .setAsyncTask(execution -> refreshGauges())
-                .schedule();
-    }
-
+    @Scheduled(every = "${idem.reconciliation.interval}", delayed = "30s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> refreshGauges() {
         return findings(Instant.EPOCH, 0)
                 .invoke(findings -> findings.forEach(f -> gauges.get(f.check()).set(f.count())))

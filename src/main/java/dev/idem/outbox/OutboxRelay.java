@@ -62,7 +62,7 @@ public class OutboxRelay {
     }
 
     /** The safety net, skipped until start-up has wired messaging (and after shutdown began). */
-    @Scheduled(every = "${idem.outbox.poll-interval:2s}", skipExecutionIf = NotRunning.class,
+    @Scheduled(every = "${idem.outbox.poll-interval}", skipExecutionIf = NotRunning.class,
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void poll() {
         wake();

@@ -34,8 +34,9 @@ public class CallbackSignature {
     private final ThreadLocal<Mac[]> macs;
 
     @Inject
-    CallbackSignature(CallbackConfig config, Clock clock) {
-        this(config.secret(), config.previousSecrets().orElse(List.of()), config.tolerance(), clock);
+    CallbackSignature(PaymentsConfig config, Clock clock) {
+        this(config.callback().secret(), config.callback().previousSecrets().orElse(List.of()),
+                config.callback().tolerance(), clock);
     }
 
     CallbackSignature(String secret, Duration tolerance, Clock clock) {

@@ -1,5 +1,6 @@
 package dev.idem.tokens;
 
+import dev.idem.web.ApiConfig;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.quarkus.redis.datasource.value.SetArgs;
@@ -46,12 +47,12 @@ public class TokenStore {
 
     private final ReactiveRedisDataSource redis;
     private final ReactiveValueCommands<String, String> values;
-    private final TokenConfig config;
+    private final ApiConfig.Token config;
 
-    TokenStore(ReactiveRedisDataSource redis, TokenConfig config) {
+    TokenStore(ReactiveRedisDataSource redis, ApiConfig config) {
         this.redis = redis;
         this.values = redis.value(String.class);
-        this.config = config;
+        this.config = config.token();
     }
 
     /** A new token for {@code userId}, or empty when Redis cannot take it. */

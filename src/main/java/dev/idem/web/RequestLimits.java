@@ -32,10 +32,10 @@ public class RequestLimits {
     private final long maxBody;
     private final BodyHandler chunkedBodies;
 
-    RequestLimits(HttpLimitsConfig limits,
+    RequestLimits(ApiConfig config,
                   @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
-        this.maxTarget = limits.maxRequestTargetLength();
-        this.maxHeaders = limits.maxHeadersSize().asLongValue();
+        this.maxTarget = config.http().maxRequestTargetLength();
+        this.maxHeaders = config.http().maxHeadersSize().asLongValue();
         this.maxBody = maxBody.asLongValue();
         this.chunkedBodies = BodyHandler.create(false).setBodyLimit(this.maxBody);
     }

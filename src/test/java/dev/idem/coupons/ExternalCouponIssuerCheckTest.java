@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 /** The start-up check of the external issuer's configuration. */
 class ExternalCouponIssuerCheckTest {
 
-    record Campaign(CampaignConfig.Issuer paidCouponIssuer) implements CampaignConfig {
+    record Campaign(CouponsConfig.Campaign.Issuer paidCouponIssuer) implements CouponsConfig.Campaign {
         public Optional<String> paidCouponTemplate() { return Optional.of("PAY-5OFF"); }
     }
 
-    record Issuer(Optional<URI> url, Duration timeout) implements CouponIssuerConfig {}
+    record Issuer(Optional<URI> url, Duration timeout) implements CouponsConfig.CouponIssuer {}
 
     static final Duration LEASE = Duration.ofSeconds(30);
 
@@ -24,19 +24,19 @@ class ExternalCouponIssuerCheckTest {
 
     @Test
     void theLocalIssuerNeedsNothing() {
-        assertEquals(List.of(), ExternalCouponIssuer.problems(new Campaign(CampaignConfig.Issuer.LOCAL),
+        assertEquals(List.of(), ExternalCouponIssuer.problems(new Campaign(CouponsConfig.Campaign.Issuer.LOCAL),
                 new Issuer(Optional.empty(), Duration.ofMinutes(5)), LEASE));
     }
 
     @Test
     void theExternalIssuerWithAUrlAndATimeoutShorterThanTheLeaseIsAccepted() {
-        assertEquals(List.of(), ExternalCouponIssuer.problems(new Campaign(CampaignConfig.Issuer.EXTERNAL),
+        assertEquals(List.of(), ExternalCouponIssuer.problems(new Campaign(CouponsConfig.Campaign.Issuer.EXTERNAL),
                 new Issuer(URL, Duration.ofSeconds(5)), LEASE));
     }
 
     @Test
     void theExternalIssuerWithoutAUrlOrSlowerThanTheLeaseIsRefused() {
-        List<String> problems = ExternalCouponIssuer.problems(new Campaign(CampaignConfig.Issuer.EXTERNAL),
+        List<String> problems = ExternalCouponIssuer.problems(new Campaign(CouponsConfig.Campaign.Issuer.EXTERNAL),
                 new Issuer(Optional.empty(), Duration.ofSeconds(30)), LEASE);
         assertEquals(2, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("idem.coupon-issuer.url"), problems.get(0));

@@ -2,10 +2,12 @@ package dev.idem.payments.alipay;
 
 import dev.idem.payments.Notice;
 import dev.idem.payments.PaymentCallback;
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.Rsa;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.security.PublicKey;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -34,11 +36,16 @@ public class AlipayNotifications {
 
     private final Optional<Keys> keys;
 
-    AlipayNotifications(AlipayConfig config) {
+    @Inject
+    AlipayNotifications(PaymentsConfig config) {
+        this(config.gateways().alipay());
+    }
+
+    AlipayNotifications(PaymentsConfig.Alipay config) {
         this.keys = keys(config);
     }
 
-    private static Optional<Keys> keys(AlipayConfig config) {
+    private static Optional<Keys> keys(PaymentsConfig.Alipay config) {
         Optional<String> appId = config.appId().map(String::trim).filter(id -> !id.isEmpty());
         Optional<String> publicKey = config.publicKey().filter(key -> !key.isBlank());
         if (appId.isEmpty() && publicKey.isEmpty()) {

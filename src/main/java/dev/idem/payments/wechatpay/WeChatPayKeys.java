@@ -1,5 +1,6 @@
 package dev.idem.payments.wechatpay;
 
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.Rsa;
 import java.nio.charset.StandardCharsets;
 import java.security.PublicKey;
@@ -20,7 +21,7 @@ record WeChatPayKeys(Map<String, PublicKey> platformKeys, SecretKeySpec apiV3Key
     static final int API_V3_KEY_BYTES = 32;
 
     /** Empty when the gateway is not configured; a half or broken configuration stops the start. */
-    static Optional<WeChatPayKeys> from(WeChatPayConfig config) {
+    static Optional<WeChatPayKeys> from(PaymentsConfig.WeChatPay config) {
         Optional<String> apiV3Key = config.apiV3Key().filter(key -> !key.isBlank());
         Map<String, String> pems = config.platformKeys();
         if (apiV3Key.isEmpty() && pems.isEmpty()) {

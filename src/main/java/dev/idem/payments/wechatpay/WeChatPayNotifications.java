@@ -1,6 +1,6 @@
 package dev.idem.payments.wechatpay;
 
-import dev.idem.payments.CallbackConfig;
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.Notice;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
@@ -24,9 +24,9 @@ public class WeChatPayNotifications {
     private final WeChatPaySignature signature;
     private final StrictJson json;
 
-    WeChatPayNotifications(WeChatPayConfig config, CallbackConfig callbacks, Clock clock, StrictJson json) {
-        this.keys = WeChatPayKeys.from(config);
-        this.signature = new WeChatPaySignature(callbacks.tolerance(), clock);
+    WeChatPayNotifications(PaymentsConfig config, Clock clock, StrictJson json) {
+        this.keys = WeChatPayKeys.from(config.gateways().wechatpay());
+        this.signature = new WeChatPaySignature(config.callback().tolerance(), clock);
         this.json = json;
     }
 

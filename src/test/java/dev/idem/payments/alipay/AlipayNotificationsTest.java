@@ -4,14 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.testing.TestKeys;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class AlipayNotificationsTest {
 
-    static AlipayConfig config(Optional<String> appId, Optional<String> publicKey) {
-        return new AlipayConfig() {
+    static PaymentsConfig.Alipay config(Optional<String> appId, Optional<String> publicKey) {
+        return new PaymentsConfig.Alipay() {
             public Optional<String> appId() {
                 return appId;
             }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.testing.TestKeys;
 import dev.idem.testing.WeChatPaySimulator;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +34,8 @@ class WeChatPayVerificationTest {
     final WeChatPaySignature signature = new WeChatPaySignature(Duration.ofSeconds(300),
             Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
 
-    static WeChatPayConfig config(Optional<String> apiV3Key, Map<String, String> platformKeys) {
-        return new WeChatPayConfig() {
+    static PaymentsConfig.WeChatPay config(Optional<String> apiV3Key, Map<String, String> platformKeys) {
+        return new PaymentsConfig.WeChatPay() {
             public Optional<String> apiV3Key() {
                 return apiV3Key;
             }

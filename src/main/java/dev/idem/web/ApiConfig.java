@@ -1,0 +1,46 @@
+package dev.idem.web;
+
+import io.quarkus.runtime.configuration.MemorySize;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/**
+ * What a client of the HTTP API meets: the request limits ({@code idem.http.*}) and the two submit
+ * guards, one-time tokens ({@code idem.token.*}) and Idempotency-Key answers ({@code idem.key.*}).
+ */
+@ConfigMapping(prefix = "idem")
+public interface ApiConfig {
+
+    Http http();
+
+    Token token();
+
+    Key key();
+
+    /** The service's own request limits, answered as problem+json; the HTTP layer's are set above them. */
+    interface Http {
+        /** The longest request target (path and query) served: longer is 414 {@code URI_TOO_LONG}. */
+        @WithDefault("4096")
+        int maxRequestTargetLength();
+
+        /** The most header bytes a request may carry: more is 431 {@code HEADERS_TOO_LARGE}. */
+        @WithDefault("20K")
+        MemorySize maxHeadersSize();
+    }
+
+    interface Token {
+        /** How long a submit token lives: longer than a front-end session keeps a form open. */
+        @WithDefault("30m")
+        Duration ttl();
+    }
+
+    interface Key {
+        /**
+         * How long an Idempotency-Key answer is replayed: the pipeline's {@code order-submit} scope
+         * takes it as its Redis TTL and retention (application.properties).
+         */
+        @WithDefault("24h")
+        Duration retention();
+    }
+}
