@@ -46,7 +46,7 @@ final class PipelineRig {
         protocol = new OnePhase(cache, store, config, metrics, clock);
         groups = new GroupCommit(protocol, metrics, config);
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
-        twoPhase = new TwoPhase(cache, store, config, metrics, clock, handlers);
+        twoPhase = new TwoPhase(protocol, store, config, metrics, clock, handlers);
         pipeline = new IdempotencyPipeline(groups, new Alone(protocol), new PollRounds(protocol), twoPhase, store, config);
         hanging = new HangingRecords(twoPhase, store, config, clock);
     }

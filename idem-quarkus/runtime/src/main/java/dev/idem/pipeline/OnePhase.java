@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -95,39 +97,55 @@ class OnePhase {
      * fails, once the others are settled and counted.
      */
     Uni<List<Outcome>> run(List<IdempotencyPipeline.Item> items, Transactions transactions, boolean awaitCache) {
-        List<IdemRequest> requests = items.stream().map(IdempotencyPipeline.Item::request).toList();
-        Outcome[] outcomes = new Outcome[items.size()];
+        return cacheFirst(items.stream().map(IdempotencyPipeline.Item::request).toList(),
+                unanswered -> transactions.settle(unanswered.stream()
+                        .map(u -> new Pending(u.request(), items.get(u.index()).work(), u.suspect()))
+                        .toList()),
+                awaitCache);
+    }
+
+    /** A delivery Redis could not answer: its place among the requests, and whether it is a {@link Pending#suspect}. */
+    record Unanswered(int index, IdemRequest request, boolean suspect) {}
+
+    /**
+     * Steps 1, 4 and 5, which the two-phase protocol shares: the pre-check, {@code database} for
+     * the deliveries Redis could not answer (what became of each, in order), then the DONE marks
+     * and the claims given back, and every outcome counted.
+     */
+    Uni<List<Outcome>> cacheFirst(List<IdemRequest> requests, Function<List<Unanswered>, Uni<List<Settled>>> database,
+                                  boolean awaitCache) {
+        Outcome[] outcomes = new Outcome[requests.size()];
         return cache.preCheckAll(requests).chain(checks -> {
-            List<Integer> unanswered = new ArrayList<>();
-            List<Pending> pending = new ArrayList<>();
-            for (int i = 0; i < items.size(); i++) {
+            List<Unanswered> unanswered = new ArrayList<>();
+            for (int i = 0; i < requests.size(); i++) {
                 if (checks.get(i) instanceof PreCheck.Done done) {
                     outcomes[i] = Outcomes.ofCache(requests.get(i), done);
                 } else {
-                    unanswered.add(i);
-                    pending.add(new Pending(requests.get(i), items.get(i).work(),
-                            !(checks.get(i) instanceof PreCheck.Claimed)));
+                    unanswered.add(new Unanswered(i, requests.get(i), !(checks.get(i) instanceof PreCheck.Claimed)));
                 }
             }
-            if (pending.isEmpty()) {
+            if (unanswered.isEmpty()) {
                 return Uni.createFrom().<Throwable>nullItem();
             }
-            return transactions.settle(pending).chain(settled -> {
-                Throwable failure = null;
-                for (int j = 0; j < settled.size(); j++) {
-                    if (settled.get(j) instanceof Settled.Decided decided) {
-                        outcomes[unanswered.get(j)] = decided.outcome();
-                    } else if (failure == null) {
-                        failure = ((Settled.Failed) settled.get(j)).failure();
-                    }
-                }
-                Uni<Void> cached = afterCommit(pending, settled);
-                if (!awaitCache) {
-                    cached.subscribe().with(ignored -> {});
-                    cached = Uni.createFrom().voidItem();
-                }
-                return cached.replaceWith(failure);
-            });
+            return Uni.createFrom().deferred(() -> database.apply(unanswered))
+                    .onFailure().recoverWithItem(failure -> Collections.<Settled>nCopies(unanswered.size(),
+                            new Settled.Failed(failure)))
+                    .chain(settled -> {
+                        Throwable failure = null;
+                        for (int j = 0; j < settled.size(); j++) {
+                            if (settled.get(j) instanceof Settled.Decided decided) {
+                                outcomes[unanswered.get(j).index()] = decided.outcome();
+                            } else if (failure == null) {
+                                failure = ((Settled.Failed) settled.get(j)).failure();
+                            }
+                        }
+                        Uni<Void> cached = afterCommit(unanswered, settled);
+                        if (!awaitCache) {
+                            cached.subscribe().with(ignored -> {});
+                            cached = Uni.createFrom().voidItem();
+                        }
+                        return cached.replaceWith(failure);
+                    });
         }).chain(failure -> {
             for (int i = 0; i < outcomes.length; i++) {
                 if (outcomes[i] != null) {
@@ -145,7 +163,7 @@ class OnePhase {
      * deliveries that kept no record (refused, or their transaction failed) are given back, so that
      * their next delivery is claimed afresh rather than looked up.
      */
-    private Uni<Void> afterCommit(List<Pending> pending, List<Settled> settled) {
+    Uni<Void> afterCommit(List<Unanswered> pending, List<? extends Settled> settled) {
         List<IdemRequest> done = new ArrayList<>();
         List<String> results = new ArrayList<>();
         List<IdemRequest> released = new ArrayList<>();
@@ -221,7 +239,7 @@ class OnePhase {
                     .map(found -> {
                         for (int i : open) {
                             DedupRecord record = found.get(DedupStore.batchKey(pending.get(i).request()));
-                            settled[i] = record != null ? judged(pending.get(i).request(), record)
+                            settled[i] = record != null ? judged(pending.get(i).request(), record, config)
                                     : new Settled.Decided(Outcomes.uniqueViolation(failure), null);
                         }
                         return (Void) null;
@@ -232,7 +250,7 @@ class OnePhase {
                     });
         }
         Settled alone = switch (kind) {
-            case LOCK_NOT_AVAILABLE -> new Settled.Decided(inFlight(), null);
+            case LOCK_NOT_AVAILABLE -> new Settled.Decided(Outcomes.inFlight(config), null);
             case INVALID_DATA -> new Settled.Decided(Outcomes.invalidData(failure), null);
             default -> new Settled.Failed(failure);
         };
@@ -253,7 +271,7 @@ class OnePhase {
                 if (record == null) {
                     working.add(i);
                 } else {
-                    round.decided.put(i, judged(pending.get(i).request(), record));
+                    round.decided.put(i, judged(pending.get(i).request(), record, config));
                 }
             }
             List<Effect> known = knownEffects(pending, working);
@@ -398,12 +416,12 @@ class OnePhase {
                             ? found.get(DedupStore.batchKey(pending.get(i).request()))
                             : null;
                     if (record != null) {
-                        round.decided.put(i, judged(pending.get(i).request(), record));
+                        round.decided.put(i, judged(pending.get(i).request(), record, config));
                     } else if (!conflicts.contains(i) || vanished.add(i)) {
                         // not a conflict, or one whose row was archived before the lookup: its key is free again
                         again.add(i);
                     } else {
-                        round.decided.put(i, new Settled.Decided(inFlight(), null));
+                        round.decided.put(i, new Settled.Decided(Outcomes.inFlight(config), null));
                     }
                 }
                 round.again = again;
@@ -413,8 +431,8 @@ class OnePhase {
     }
 
     /** A row another delivery committed; a DONE one is the answer, and refreshes Redis. */
-    private Settled judged(IdemRequest request, DedupRecord record) {
-        Outcome outcome = Outcomes.ofExisting(request, record, inFlight());
+    static Settled.Decided judged(IdemRequest request, DedupRecord record, PipelineConfig config) {
+        Outcome outcome = Outcomes.ofExisting(request, record, Outcomes.inFlight(config));
         return new Settled.Decided(outcome, outcome instanceof Outcome.Duplicate duplicate
                 ? JsonText.encode(duplicate.result())
                 : null);
@@ -426,10 +444,6 @@ class OnePhase {
                 .map(i -> config.concurrentWait(pending.get(i).request().scope()))
                 .flatMap(Optional::stream)
                 .min(Comparator.naturalOrder());
-    }
-
-    private Outcome inFlight() {
-        return Outcomes.inFlight(config);
     }
 
     private static List<IdemRequest> requests(List<Pending> pending, List<Integer> indices) {

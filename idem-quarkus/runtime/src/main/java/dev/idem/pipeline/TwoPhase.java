@@ -1,9 +1,8 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.DedupCache.PreCheck;
+import dev.idem.pipeline.OnePhase.Settled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
@@ -20,8 +19,9 @@ import org.jboss.logging.Logger;
  * as PROCESSING under a lease; the effect runs carrying the key; a second transaction confirms DONE
  * together with the local business change, by compare-and-set on the lease. A record left PROCESSING
  * past its lease (a crash, a hang, a failed attempt) is taken over by a duplicate or by
- * {@link HangingRecords}. The Redis pre-check, the DONE mark after commit and the outcome metric are
- * the one-phase protocol's.
+ * {@link HangingRecords}. Around it run the one-phase protocol's own steps
+ * ({@link OnePhase#cacheFirst}): the Redis pre-check, the DONE mark after commit, the claim given
+ * back, the outcome metric.
  */
 @ApplicationScoped
 class TwoPhase {
@@ -31,16 +31,16 @@ class TwoPhase {
     /** A claim that finds a row which then vanishes (archived meanwhile) is tried again, once. */
     private static final int CLAIM_ATTEMPTS = 2;
 
-    private final DedupCache cache;
+    private final OnePhase protocol;
     private final DedupStore store;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
     private final Clock clock;
     private final TwoPhaseHandlers handlers;
 
-    TwoPhase(DedupCache cache, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
+    TwoPhase(OnePhase protocol, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
              TwoPhaseHandlers handlers) {
-        this.cache = cache;
+        this.protocol = protocol;
         this.store = store;
         this.config = config;
         this.metrics = metrics;
@@ -59,11 +59,14 @@ class TwoPhase {
         TwoPhaseWork work = handlers.forScope(request.scope()).orElseThrow(() ->
                 new IllegalStateException("no two-phase work for scope " + request.scope()));
         Claiming claim = new Claiming(request, payload);
-        return cacheFirst(request, pre -> transact(request, config.concurrentWait(request.scope()),
-                tx -> decide(tx, request, claim, CLAIM_ATTEMPTS))
-                .chain(decision -> decision.acquired() == null
-                        ? Uni.createFrom().item(decision.outcome())
-                        : attempt(work, decision.acquired())));
+        return protocol.cacheFirst(List.of(request), unanswered -> store.transaction(
+                                config.concurrentWait(request.scope()), tx -> decide(tx, request, claim, CLAIM_ATTEMPTS),
+                                Decision::commit)
+                        .chain(decision -> decision.acquired() == null
+                                ? Uni.createFrom().item(decision.settled())
+                                : attempt(work, decision.acquired()))
+                        .map(settled -> List.<Settled>of(settled)), false)
+                .map(outcomes -> outcomes.get(0));
     }
 
     /**
@@ -85,38 +88,12 @@ class TwoPhase {
             if (seized.lease() == null) {
                 return Uni.createFrom().item(Resumption.LOST);
             }
-            return attempt(work.get(), seized.lease()).map(outcome -> outcome.accept(Resumption.AFTER_TAKEOVER));
+            IdemRequest request = seized.lease().request();
+            return attempt(work.get(), seized.lease())
+                    // not a claim of this delivery's (a suspect): Redis hears DONE, no claim is given back
+                    .call(done -> protocol.afterCommit(List.of(new OnePhase.Unanswered(0, request, true)), List.of(done)))
+                    .map(done -> done.outcome().accept(Resumption.AFTER_TAKEOVER));
         });
-    }
-
-    /**
-     * The cache first; the database, told what the cache found, only when the cache cannot answer.
-     * A delivery that claimed the key and then kept no record gives the claim back.
-     */
-    private Uni<Outcome> cacheFirst(IdemRequest request, Function<PreCheck, Uni<Outcome>> database) {
-        return cache.preCheckAll(List.of(request)).map(checks -> checks.get(0))
-                .chain(pre -> pre instanceof PreCheck.Done done
-                        ? Uni.createFrom().item(Outcomes.ofCache(request, done))
-                        : database.apply(pre).onItemOrFailure().invoke((outcome, failure) -> {
-                            if (pre instanceof PreCheck.Claimed && (failure != null || outcome instanceof Outcome.Rejected)) {
-                                cache.release(List.of(request)).subscribe().with(ignored -> {});
-                            }
-                        }))
-                .invoke(outcome -> metrics.outcome(request.scope(), outcome));
-    }
-
-    /**
-     * One transaction on one connection; Redis hears DONE only after the commit, and the answer
-     * does not wait for Redis: a duplicate meanwhile finds the row.
-     */
-    private Uni<Decision> transact(IdemRequest request, Optional<Duration> lockWait,
-                                   Function<SqlConnection, Uni<Decision>> decide) {
-        return store.transaction(lockWait, decide, decision -> decision.commit())
-                .invoke(decision -> {
-                    if (decision.cacheable()) {
-                        cache.markDoneAll(List.of(request), List.of(JsonText.encode(decision.stored()))).subscribe().with(ignored -> {});
-                    }
-                });
     }
 
     private Uni<Decision> decide(SqlConnection tx, IdemRequest request, Claiming claim, int attemptsLeft) {
@@ -126,7 +103,7 @@ class TwoPhase {
         return store.claim(tx, request, now, leaseUntil, expiresAt, claim.payload())
                 .chain(found -> switch (found) {
                     case WON -> claim.won(leaseUntil);
-                    case LOCKED -> Uni.createFrom().item(Decision.rollback(inFlight()));
+                    case LOCKED -> Uni.createFrom().item(Decision.rollback(Outcomes.inFlight(config)));
                     case EXISTS -> existing(tx, request, claim, attemptsLeft);
                 });
     }
@@ -139,7 +116,7 @@ class TwoPhase {
             }
             return attemptsLeft > 1
                     ? decide(tx, request, claim, attemptsLeft - 1)
-                    : Uni.createFrom().item(Decision.rollback(inFlight()));
+                    : Uni.createFrom().item(Decision.rollback(Outcomes.inFlight(config)));
         });
     }
 
@@ -155,37 +132,32 @@ class TwoPhase {
         }
         return complete.apply(stored).map(completed -> completed
                 ? Decision.commit(outcome, stored)
-                : Decision.rollback(inFlight()));
+                : Decision.rollback(Outcomes.inFlight(config)));
     }
 
-    /** A committed row that another delivery wrote; a DONE one refreshes Redis. */
-    private Decision judge(IdemRequest request, DedupRecord existing) {
-        Outcome outcome = Outcomes.ofExisting(request, existing, inFlight());
-        return outcome instanceof Outcome.Duplicate duplicate
-                ? Decision.refreshCache(duplicate, duplicate.result())
-                : Decision.rollback(outcome);
-    }
 
     // --- two-phase: attempts under a lease ------------------------------------------------------
 
     /** One run of the effect under {@code lease}, then its confirmation or the record of its failure. */
-    private Uni<Outcome> attempt(TwoPhaseWork work, Lease lease) {
+    private Uni<Settled.Decided> attempt(TwoPhaseWork work, Lease lease) {
         return Uni.createFrom().deferred(() -> work.perform(lease.request().key(), lease.payload()))
                 // the effect's own timeout comes first; this bound only keeps a broken one from holding on
                 .ifNoItem().after(config.lease()).fail()
                 .onItemOrFailure().transformToUni((performed, failure) -> failure == null
                         ? confirm(work, lease, performed)
-                        : failed(lease, failure.toString()));
+                        : failed(lease, failure.toString()).map(outcome -> new Settled.Decided(outcome, null)));
     }
 
     /** DONE and the local business change in one transaction, if {@code lease} still holds the record. */
-    private Uni<Outcome> confirm(TwoPhaseWork work, Lease lease, JsonObject performed) {
+    private Uni<Settled.Decided> confirm(TwoPhaseWork work, Lease lease, JsonObject performed) {
         IdemRequest request = lease.request();
-        return transact(request, Optional.empty(), tx -> work.confirm(tx, request.key(), lease.payload(), performed)
-                        .chain(effect -> record(effect, stored -> store.confirm(tx, lease, stored, clock.instant()))))
-                .chain(decision -> decision.outcome() instanceof Outcome.Rejected refused
+        return store.transaction(Optional.empty(), tx -> work.confirm(tx, request.key(), lease.payload(), performed)
+                        .chain(effect -> record(effect, stored -> store.confirm(tx, lease, stored, clock.instant()))),
+                        Decision::commit)
+                .chain(decision -> decision.settled().outcome() instanceof Outcome.Rejected refused
                         ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())
-                        : Uni.createFrom().item(decision.outcome()));
+                                .map(outcome -> new Settled.Decided(outcome, null))
+                        : Uni.createFrom().item(decision.settled()));
     }
 
     /** The attempt failed for sure: try again after the retry delay, or give up after the last attempt. */
@@ -195,10 +167,10 @@ class TwoPhase {
         if (lease.attempt() >= config.maxAttempts()) {
             return alone(tx -> store.release(tx, lease, null, error, now)).map(failed -> {
                 if (!failed) {
-                    return inFlight(); // taken over meanwhile: its new holder decides
+                    return Outcomes.inFlight(config); // taken over meanwhile: its new holder decides
                 }
                 gaveUp(request, lease.attempt(), error);
-                return failedForGood();
+                return Outcomes.failedForGood();
             });
         }
         return alone(tx -> store.release(tx, lease, leaseEnd(now, config.retryDelay()), error, now)).map(released -> {
@@ -206,7 +178,7 @@ class TwoPhase {
                 LOG.warnf("%s %s: attempt %d of %d failed, to be tried again: %s", request.scope(), request.key(),
                         lease.attempt(), config.maxAttempts(), error);
             }
-            return inFlight();
+            return Outcomes.inFlight(config);
         });
     }
 
@@ -252,14 +224,6 @@ class TwoPhase {
         return now.plus(length).truncatedTo(ChronoUnit.MICROS);
     }
 
-    private Outcome inFlight() {
-        return Outcomes.inFlight(config);
-    }
-
-    private static Outcome failedForGood() {
-        return Outcomes.failedForGood();
-    }
-
     /** The claim commits alone, under a lease; the effect runs after the commit. */
     private final class Claiming {
         private final IdemRequest request;
@@ -287,13 +251,13 @@ class TwoPhase {
             boolean hanging = record.status() == DedupRecord.Status.PROCESSING
                     && record.leaseUntil().isBefore(clock.instant());
             if (!hanging || !record.fingerprint().equals(request.fingerprint())) {
-                return Uni.createFrom().item(judge(request, record));
+                return Uni.createFrom().item(Decision.judged(OnePhase.judged(request, record, config)));
             }
             return seize(tx, record).map(seized -> {
                 if (seized.gaveUp()) {
-                    return Decision.settle(failedForGood());
+                    return Decision.settle(Outcomes.failedForGood());
                 }
-                return seized.lease() == null ? Decision.rollback(inFlight()) : Decision.acquired(seized.lease());
+                return seized.lease() == null ? Decision.rollback(Outcomes.inFlight(config)) : Decision.acquired(seized.lease());
             });
         }
     }
@@ -304,33 +268,32 @@ class TwoPhase {
         static final Seized GAVE_UP = new Seized(null, true);
     }
 
-    /** How a transaction ends, what Redis learns afterwards, and whether an effect is to run. */
-    private record Decision(Outcome outcome, boolean commit, JsonObject stored, Lease acquired) {
+    /**
+     * How a transaction ends: what became of the delivery (and what Redis may answer its duplicates
+     * with), whether it commits, and the lease under which an effect is to run after it.
+     */
+    private record Decision(Settled.Decided settled, boolean commit, Lease acquired) {
         static Decision commit(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, true, stored, null);
+            return new Decision(new Settled.Decided(outcome, JsonText.encode(stored)), true, null);
         }
 
-        /** Nothing was written but the row is DONE: tell Redis, so the next duplicate stops there. */
-        static Decision refreshCache(Outcome outcome, JsonObject stored) {
-            return new Decision(outcome, false, stored, null);
+        /** A row another delivery committed: nothing is written; a DONE one still tells Redis. */
+        static Decision judged(Settled.Decided judged) {
+            return new Decision(judged, false, null);
         }
 
         static Decision rollback(Outcome outcome) {
-            return new Decision(outcome, false, null, null);
+            return new Decision(new Settled.Decided(outcome, null), false, null);
         }
 
         /** Written, but not a result Redis may answer duplicates with. */
         static Decision settle(Outcome outcome) {
-            return new Decision(outcome, true, null, null);
+            return new Decision(new Settled.Decided(outcome, null), true, null);
         }
 
         /** The key is held under {@code lease}: commit, then run the effect outside the transaction. */
         static Decision acquired(Lease lease) {
-            return new Decision(null, true, null, lease);
-        }
-
-        boolean cacheable() {
-            return stored != null;
+            return new Decision(null, true, lease);
         }
     }
 }
