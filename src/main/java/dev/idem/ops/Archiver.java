@@ -1,7 +1,7 @@
 package dev.idem.ops;
 
 import dev.idem.outbox.OutboxRepository;
-import dev.idem.pipeline.PipelineConfig;
+import dev.idem.pipeline.DedupAdmin;
 import io.quarkus.logging.Log;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -10,7 +10,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.function.Function;
 
 /**
  * Moves published outbox events past their retention into the archive table in bounded batches, on
@@ -24,14 +23,14 @@ public class Archiver {
     private final Pool pool;
     private final OutboxRepository outbox;
     private final Duration retention;
-    private final PipelineConfig.Archive archive;
+    private final DedupAdmin dedup;
     private final Clock clock;
 
-    Archiver(Pool pool, OutboxRepository outbox, OpsConfig ops, PipelineConfig pipeline, Clock clock) {
+    Archiver(Pool pool, OutboxRepository outbox, OpsConfig ops, DedupAdmin dedup, Clock clock) {
         this.pool = pool;
         this.outbox = outbox;
         this.retention = ops.archive().outboxRetention();
-        this.archive = pipeline.archive();
+        this.dedup = dedup;
         this.clock = clock;
     }
 
@@ -52,16 +51,7 @@ public class Archiver {
     /** How many events moved. */
     public Uni<Integer> archiveNow() {
         Instant before = clock.instant().minus(retention);
-        return drain(limit -> outbox.archivePublished(pool, before, limit), 0, 0);
+        return dedup.archiveInBatches(limit -> outbox.archivePublished(pool, before, limit));
     }
 
-    /** Runs batches until one comes back short (nothing left) or the run's bound is reached. */
-    private Uni<Integer> drain(Function<Integer, Uni<Integer>> batch, int moved, int batches) {
-        if (batches >= archive.maxBatches()) {
-            return Uni.createFrom().item(moved);
-        }
-        return batch.apply(archive.batchSize()).chain(count -> count < archive.batchSize()
-                ? Uni.createFrom().item(moved + count)
-                : drain(batch, moved + count, batches + 1));
-    }
 }

@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * What operators do with dedup records, for a service's admin endpoints and reconciliation: take
@@ -93,6 +94,16 @@ public class DedupAdmin {
     /** Moves DONE records past their retention to the archive now; answers how many moved. */
     public Uni<Integer> archiveNow() {
         return archive.archiveNow();
+    }
+
+    /**
+     * Archives a service's own table on the pipeline's archive settings: runs {@code batch} (move up
+     * to n rows, each in its own statement; answer how many moved) with n =
+     * {@code idem.pipeline.archive.batch-size}, until one comes back short or
+     * {@code archive.max-batches} ran. Answers how many moved.
+     */
+    public Uni<Integer> archiveInBatches(Function<Integer, Uni<Integer>> batch) {
+        return archive.inBatches(batch);
     }
 
     /** Unfinished two-phase records written since {@code since}: {@link #HANGING}, then {@link #FAILED}. */

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -76,20 +77,27 @@ class DedupArchive {
                 .replaceWithVoid();
     }
 
-    /** Batches until one comes back short (nothing left) or the run's bound is reached; how many moved. */
+    /** Moves DONE records past their retention, in batches; how many moved. */
     Uni<Integer> archiveNow() {
-        return drain(clock.instant(), 0, 0);
+        Instant now = clock.instant();
+        return inBatches(limit -> pool.preparedQuery(MOVE).execute(Tuple.of(ts(now), limit)).map(rows -> rows.rowCount()));
     }
 
-    private Uni<Integer> drain(Instant now, int moved, int batches) {
+    /**
+     * Runs {@code batch} (move up to n rows, answer how many moved) with n = {@code batch-size}
+     * until one comes back short (nothing left) or {@code max-batches} ran; how many moved.
+     */
+    Uni<Integer> inBatches(Function<Integer, Uni<Integer>> batch) {
+        return drain(batch, 0, 0);
+    }
+
+    private Uni<Integer> drain(Function<Integer, Uni<Integer>> batch, int moved, int batches) {
         if (batches >= config.maxBatches()) {
             return Uni.createFrom().item(moved);
         }
-        return pool.preparedQuery(MOVE).execute(Tuple.of(ts(now), config.batchSize()))
-                .map(rows -> rows.rowCount())
-                .chain(count -> count < config.batchSize()
-                        ? Uni.createFrom().item(moved + count)
-                        : drain(now, moved + count, batches + 1));
+        return batch.apply(config.batchSize()).chain(count -> count < config.batchSize()
+                ? Uni.createFrom().item(moved + count)
+                : drain(batch, moved + count, batches + 1));
     }
 
     /** The archived records of one key, oldest first, each with when it was archived. */
