@@ -52,7 +52,7 @@ public class BaselineCouponService extends CouponService {
     private Uni<List<Outcome>> withoutPipeline(List<CouponGrant> grants) {
         return pool.withTransaction(tx -> Uni.join().all(grants.stream()
                         .map(grant -> insert(tx, grant, newCouponId())).toList()).andFailFast())
-                .map(effects -> effects.stream().map(effect -> effect instanceof Effect.Applied applied
+                .map(effects -> effects.stream().map(effect -> effect instanceof Effect.Processed applied
                         ? (Outcome) new Outcome.Processed(applied.result())
                         : new Outcome.Duplicate(Layer.STATE, new JsonObject())).toList());
     }

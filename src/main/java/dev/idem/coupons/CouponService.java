@@ -113,9 +113,9 @@ public class CouponService implements TwoPhaseWork {
         Coupon coupon = new Coupon(couponId, grant.userId(), grant.templateId(),
                 grant.bizKey(), grant.orderId(), clock.instant().truncatedTo(ChronoUnit.MICROS));
         return coupons.grant(tx, coupon).map(inserted -> inserted
-                ? new Effect.Applied(new JsonObject().put("couponId", coupon.couponId()))
+                ? new Effect.Processed(new JsonObject().put("couponId", coupon.couponId()))
                 // the dedup record was gone (archived) but the source already has its coupon
-                : new Effect.AlreadyApplied(new JsonObject().put("sourceKey", grant.bizKey())));
+                : new Effect.Duplicate(new JsonObject().put("sourceKey", grant.bizKey())));
     }
 
     static String newCouponId() {

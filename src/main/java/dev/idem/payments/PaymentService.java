@@ -78,20 +78,20 @@ public class PaymentService {
         Uni<Void> effects = callback.succeeded()
                 ? campaign.onPaid(tx, callback.orderId(), userId)
                 : Uni.createFrom().voidItem();
-        return effects.replaceWith(new Effect.Applied(received()));
+        return effects.replaceWith(new Effect.Processed(received()));
     }
 
     /** The conditional update matched no row: a missing order, a duplicate, or an anomaly. */
     private Uni<Effect> explainMiss(SqlConnection tx, PaymentCallback callback, Instant now) {
         return orders.find(tx, callback.orderId()).chain(found -> {
             if (found.isEmpty()) {
-                return Uni.createFrom().item(new Effect.Refused("ORDER_NOT_FOUND", "no order " + callback.orderId()));
+                return Uni.createFrom().item(new Effect.Rejected("ORDER_NOT_FOUND", "no order " + callback.orderId()));
             }
             Order order = found.get();
             OrderStatus target = callback.succeeded() ? OrderStatus.PAID : OrderStatus.CLOSED;
             Miss miss = OrderStateMachine.afterMiss(order, target, callback.tradeNo(), callback.amountCents());
             if (miss == Miss.DUPLICATE) {
-                return Uni.createFrom().item(new Effect.AlreadyApplied(received()));
+                return Uni.createFrom().item(new Effect.Duplicate(received()));
             }
             JsonObject detail = new JsonObject()
                     .put("orderStatus", order.status().name())
@@ -99,7 +99,7 @@ public class PaymentService {
                     .put("orderAmountCents", order.amountCents())
                     .put("callbackAmountCents", callback.amountCents());
             return anomalies.record(tx, miss.name(), callback, detail, now)
-                    .replaceWith(new Effect.Anomalous(miss.name(), received().put("anomaly", miss.name())));
+                    .replaceWith(new Effect.Anomaly(miss.name(), received().put("anomaly", miss.name())));
         });
     }
 

@@ -72,7 +72,7 @@ final class PipelineRig {
     Work work(IdemRequest request, Effect effect) {
         return tx -> {
             runs.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
-            if (effect instanceof Effect.Refused) {
+            if (effect instanceof Effect.Rejected) {
                 return Uni.createFrom().item(effect);
             }
             return store.write(tx, "effect:" + request.key(), request.fingerprint()).replaceWith(effect);
@@ -87,12 +87,12 @@ final class PipelineRig {
         return tx -> {
             runs.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
             return store.insert(tx, "effect:" + request.key(), request.fingerprint())
-                    .replaceWith(new Effect.Applied(result(request.key())));
+                    .replaceWith(new Effect.Processed(result(request.key())));
         };
     }
 
     Work applying(IdemRequest request) {
-        return work(request, new Effect.Applied(result(request.key())));
+        return work(request, new Effect.Processed(result(request.key())));
     }
 
     /** How often the works of {@code key} ran, in any transaction. */

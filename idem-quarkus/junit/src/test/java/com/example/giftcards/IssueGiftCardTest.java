@@ -41,11 +41,11 @@ class IssueGiftCardTest {
     static Work issue(GiftCards cards, long cents) {
         return tx -> {
             if (cents <= 0) {
-                return Uni.createFrom().item(new Effect.Refused("INVALID_AMOUNT", "a card holds a positive amount"));
+                return Uni.createFrom().item(new Effect.Rejected("INVALID_AMOUNT", "a card holds a positive amount"));
             }
             String cardId = UUID.randomUUID().toString();
             return cards.issue(tx, cardId, cents)
-                    .replaceWith(Effect.applied(new JsonObject().put("cardId", cardId).put("cents", cents)));
+                    .replaceWith(Effect.processed(new JsonObject().put("cardId", cardId).put("cents", cents)));
         };
     }
 
@@ -152,7 +152,7 @@ class IssueGiftCardTest {
 
     @Test
     void aWorkThatSendsSqlLearnsThatTheKitRunsNone() {
-        Work sql = tx -> tx.query("INSERT INTO gift_card DEFAULT VALUES").execute().replaceWith(Effect.applied());
+        Work sql = tx -> tx.query("INSERT INTO gift_card DEFAULT VALUES").execute().replaceWith(Effect.processed());
 
         RuntimeException failure = assertThrows(RuntimeException.class,
                 () -> await(kit.pipeline().execute(first, sql)));

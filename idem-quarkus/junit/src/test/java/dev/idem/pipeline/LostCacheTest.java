@@ -135,7 +135,7 @@ class LostCacheTest {
     @Test
     void aRefusedWorkGivesItsClaimBack() {
         Outcome outcome = await(rig.pipeline.execute(redeem,
-                rig.work(redeem, new Effect.Refused("INSUFFICIENT_BALANCE", "the card holds less"))));
+                rig.work(redeem, new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"))));
 
         assertInstanceOf(Outcome.Rejected.class, outcome);
         assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));

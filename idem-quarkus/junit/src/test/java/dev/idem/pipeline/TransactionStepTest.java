@@ -104,11 +104,11 @@ class TransactionStepTest {
             rig.store.seed(rig.done(duplicate, earlier), null);
             rig.cache.answer(duplicate, new PreCheck.Processing());
             return List.of(
-                    new Item(applied, rig.work(applied, new Effect.Applied(result("k1")))),
-                    new Item(already, rig.work(already, new Effect.AlreadyApplied(result("k2")))),
-                    new Item(anomalous, rig.work(anomalous, new Effect.Anomalous("OVERDRAWN", result("k3")))),
-                    new Item(refused, rig.work(refused, new Effect.Refused("NO_ACCOUNT", "no account 4"))),
-                    new Item(duplicate, rig.work(duplicate, new Effect.Applied(result("k5")))));
+                    new Item(applied, rig.work(applied, new Effect.Processed(result("k1")))),
+                    new Item(already, rig.work(already, new Effect.Duplicate(result("k2")))),
+                    new Item(anomalous, rig.work(anomalous, new Effect.Anomaly("OVERDRAWN", result("k3")))),
+                    new Item(refused, rig.work(refused, new Effect.Rejected("NO_ACCOUNT", "no account 4"))),
+                    new Item(duplicate, rig.work(duplicate, new Effect.Processed(result("k5")))));
         };
         PipelineRig rig = new PipelineRig();
 

@@ -347,9 +347,9 @@ class TwoPhaseTest {
         @Override
         public Uni<Effect> confirm(SqlConnection tx, String key, JsonObject payload, JsonObject performed) {
             if (performed.containsKey("refused")) {
-                return Uni.createFrom().item(new Effect.Refused("UNKNOWN_ACCOUNT", performed.getString("refused")));
+                return Uni.createFrom().item(new Effect.Rejected("UNKNOWN_ACCOUNT", performed.getString("refused")));
             }
-            return rig.store.write(tx, "confirmed:" + key, performed.encode()).replaceWith(new Effect.Applied(performed));
+            return rig.store.write(tx, "confirmed:" + key, performed.encode()).replaceWith(new Effect.Processed(performed));
         }
     }
 }

@@ -32,7 +32,7 @@ class WorkMistakesTest {
     @Test
     void aWorkThatWritesAndThenRefusesLeavesNothingEvenInASharedTransaction() {
         Work writesThenRefuses = tx -> rig.store.write(tx, "effect:b-1", "half-done")
-                .replaceWith(new Effect.Refused("INSUFFICIENT_BALANCE", "the card holds less"));
+                .replaceWith(new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"));
 
         List<Settled> settled = await(rig.protocol.transact(List.of(
                 new Pending(a, rig.applying(a), false), new Pending(b, writesThenRefuses, false))));
@@ -47,7 +47,7 @@ class WorkMistakesTest {
     @Test
     void aWorkThatRefusesWithoutWritingKeepsTheGroupsTransaction() {
         List<Settled> settled = await(rig.protocol.transact(List.of(new Pending(a, rig.applying(a), false),
-                new Pending(b, rig.work(b, new Effect.Refused("NOT_YET", "come back later")), false))));
+                new Pending(b, rig.work(b, new Effect.Rejected("NOT_YET", "come back later")), false))));
 
         assertInstanceOf(Outcome.Rejected.class, ((Settled.Decided) settled.get(1)).outcome());
         assertEquals(1, rig.store.transactionsRun());
@@ -56,7 +56,7 @@ class WorkMistakesTest {
 
     @Test
     void anEffectWithNoStatementThroughTheGivenConnectionIsCountedAsAMistake() {
-        Work elsewhere = tx -> Uni.createFrom().item(new Effect.Applied(result("a-1")));
+        Work elsewhere = tx -> Uni.createFrom().item(new Effect.Processed(result("a-1")));
 
         assertEquals(new Outcome.Processed(result("a-1")), await(rig.pipeline.execute(a, elsewhere)));
         await(rig.pipeline.execute(b, elsewhere));
@@ -96,11 +96,11 @@ class WorkMistakesTest {
     @Test
     void aWorkThatBeginsOrClosesTheTransactionItselfIsRefusedWithWhy() {
         IllegalStateException began = assertThrows(IllegalStateException.class,
-                () -> await(rig.pipeline.execute(a, tx -> tx.begin().replaceWith(new Effect.Applied(result("a-1"))))));
+                () -> await(rig.pipeline.execute(a, tx -> tx.begin().replaceWith(new Effect.Processed(result("a-1"))))));
         assertTrue(began.getMessage().contains("belong to the idempotency pipeline"), began.getMessage());
 
         assertThrows(IllegalStateException.class,
-                () -> await(rig.pipeline.execute(a, tx -> tx.close().replaceWith(new Effect.Applied(result("a-1"))))));
+                () -> await(rig.pipeline.execute(a, tx -> tx.close().replaceWith(new Effect.Processed(result("a-1"))))));
         assertTrue(rig.store.committed(a).isEmpty());
     }
 
@@ -109,7 +109,7 @@ class WorkMistakesTest {
         PipelineRig quick = new PipelineRig(Map.of("idem.pipeline.slow-work", "20ms"));
         Work slow = tx -> quick.store.write(tx, "effect:a-1", "slow")
                 .onItem().delayIt().by(Duration.ofMillis(200))
-                .replaceWith(new Effect.Applied(new JsonObject().put("slow", true)));
+                .replaceWith(new Effect.Processed(new JsonObject().put("slow", true)));
 
         assertInstanceOf(Outcome.Processed.class, await(quick.pipeline.execute(a, slow)));
 

@@ -342,7 +342,7 @@ class OnePhase {
 
     /** Whether a refused work changed rows: they must not commit with the others' work. */
     private static boolean refusedAfterWriting(List<Ran> ran) {
-        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Refused && r.changes() > 0);
+        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Rejected && r.changes() > 0);
     }
 
     /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
@@ -350,8 +350,8 @@ class OnePhase {
         for (int j = 0; j < ran.size(); j++) {
             String scope = pending.get(working.get(j)).request().scope();
             Ran r = ran.get(j);
-            if (r.effect() instanceof Effect.Applied && r.statements() == 0) {
-                mistakes.warn(scope, "no-statement", "%s: a work reported Applied but sent no statement through the "
+            if (r.effect() instanceof Effect.Processed && r.statements() == 0) {
+                mistakes.warn(scope, "no-statement", "%s: a work reported Processed but sent no statement through the "
                         + "connection it was given, so what it changed is not in the pipeline's transaction: a crash "
                         + "before the commit leaves the change without its record, and a retry makes it twice. "
                         + "Send the work's statements through that connection.", scope);

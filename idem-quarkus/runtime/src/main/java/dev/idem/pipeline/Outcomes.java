@@ -63,16 +63,16 @@ final class Outcomes {
     }
 
     private static final Effect.Cases<Outcome> OF_EFFECT = new Effect.Cases<>() {
-        public Outcome applied(Effect.Applied e) { return new Outcome.Processed(e.result()); }
-        public Outcome alreadyApplied(Effect.AlreadyApplied e) { return new Outcome.Duplicate(Layer.STATE, e.result()); }
-        public Outcome anomalous(Effect.Anomalous e) { return new Outcome.Anomaly(e.kind(), e.result()); }
-        public Outcome refused(Effect.Refused e) { return new Outcome.Rejected(e.reason(), e.detail()); }
+        public Outcome processed(Effect.Processed e) { return new Outcome.Processed(e.result()); }
+        public Outcome duplicate(Effect.Duplicate e) { return new Outcome.Duplicate(Layer.STATE, e.result()); }
+        public Outcome anomaly(Effect.Anomaly e) { return new Outcome.Anomaly(e.kind(), e.result()); }
+        public Outcome rejected(Effect.Rejected e) { return new Outcome.Rejected(e.reason(), e.detail()); }
     };
 
     private static final Effect.Cases<JsonObject> STORED = new Effect.Cases<>() {
-        public JsonObject applied(Effect.Applied e) { return e.result(); }
-        public JsonObject alreadyApplied(Effect.AlreadyApplied e) { return e.result(); }
-        public JsonObject anomalous(Effect.Anomalous e) { return e.result(); }
-        public JsonObject refused(Effect.Refused e) { return null; }
+        public JsonObject processed(Effect.Processed e) { return e.result(); }
+        public JsonObject duplicate(Effect.Duplicate e) { return e.result(); }
+        public JsonObject anomaly(Effect.Anomaly e) { return e.result(); }
+        public JsonObject rejected(Effect.Rejected e) { return null; }
     };
 }

@@ -23,7 +23,7 @@ public interface TwoPhaseWork {
 
     /**
      * The local business change that goes with the confirmation, on the pipeline's connection and
-     * in the transaction that marks the record DONE. {@link Effect.Refused} counts as a failed
+     * in the transaction that marks the record DONE. {@link Effect.Rejected} counts as a failed
      * attempt.
      */
     Uni<Effect> confirm(SqlConnection tx, String key, JsonObject payload, JsonObject performed);

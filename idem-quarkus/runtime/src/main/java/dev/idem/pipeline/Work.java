@@ -21,7 +21,7 @@ public interface Work {
      * key's record right behind it instead of waiting for its answer: one round trip less.
      */
     static Work applying(JsonObject result, Function<SqlConnection, Uni<Void>> change) {
-        return new Known(new Effect.Applied(result), change);
+        return new Known(new Effect.Processed(result), change);
     }
 
     /** A work of {@link #applying}: its effect, and the statements that make it so. */

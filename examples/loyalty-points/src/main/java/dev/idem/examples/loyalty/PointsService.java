@@ -65,8 +65,8 @@ public class PointsService {
                 .execute(Tuple.of(award.awardKey(), award.userId(), award.points()))
                 .map(rows -> rows.size() == 0
                         // the award's record was archived, its row was not
-                        ? new Effect.AlreadyApplied(new JsonObject().put("awardKey", award.awardKey()))
-                        : new Effect.Applied(new JsonObject()
+                        ? new Effect.Duplicate(new JsonObject().put("awardKey", award.awardKey()))
+                        : new Effect.Processed(new JsonObject()
                                 .put("awardKey", award.awardKey())
                                 .put("userId", award.userId())
                                 .put("points", award.points())

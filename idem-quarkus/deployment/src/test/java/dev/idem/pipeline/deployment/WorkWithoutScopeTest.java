@@ -34,7 +34,7 @@ class WorkWithoutScopeTest {
 
         @Override
         public Uni<Effect> confirm(SqlConnection tx, String key, JsonObject payload, JsonObject performed) {
-            return Uni.createFrom().item(new Effect.Applied(new JsonObject()));
+            return Uni.createFrom().item(new Effect.Processed(new JsonObject()));
         }
     }
 }

@@ -23,6 +23,6 @@ public class LedgerPostingConsumer {
     public Uni<Void> post(Message<byte[]> record) {
         return consumer.consume(record, "ledger-posting", LedgerPosting.class, LedgerPosting::ref,
                 (posting, tx) -> ledger.enter(tx, posting.account(), posting.amount(), posting.ref())
-                        .replaceWith(Effect.applied()));
+                        .replaceWith(Effect.processed()));
     }
 }

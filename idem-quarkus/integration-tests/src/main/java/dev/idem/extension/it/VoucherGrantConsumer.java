@@ -22,6 +22,6 @@ public class VoucherGrantConsumer {
     @Incoming("voucher-grants")
     public Uni<Void> grant(Message<byte[]> record) {
         return consumer.consume(record, "voucher-grant", VoucherIssue.class, VoucherIssue::code,
-                (issue, tx) -> vouchers.issue(tx, issue).replaceWith(Effect.applied()));
+                (issue, tx) -> vouchers.issue(tx, issue).replaceWith(Effect.processed()));
     }
 }

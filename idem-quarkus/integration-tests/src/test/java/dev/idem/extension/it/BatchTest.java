@@ -143,7 +143,7 @@ class BatchTest {
         String user = "batch-" + UUID.randomUUID();
         String refusedKey = user + "-not-yet";
         Item refused = new Item(request(refusedKey),
-                tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to yet")));
+                tx -> Uni.createFrom().item(new Effect.Rejected("NOT_FOUND", "nothing to apply it to yet")));
         List<Outcome> outcomes = pipeline.executeAll(List.of(refused, grant(user + "-other", user)))
                 .await().atMost(Duration.ofSeconds(30));
 
@@ -164,7 +164,7 @@ class BatchTest {
     void batchMarksInRedisExpireAsSingleOnesDo() {
         String user = "batch-" + UUID.randomUUID();
         Item refused = new Item(request(user + "-refused"),
-                tx -> Uni.createFrom().item(new Effect.Refused("NOT_FOUND", "nothing to apply it to")));
+                tx -> Uni.createFrom().item(new Effect.Rejected("NOT_FOUND", "nothing to apply it to")));
         pipeline.executeAll(List.of(refused, grant(user + "-granted", user))).await().atMost(Duration.ofSeconds(30));
 
         String refusedKey = redisKey(user + "-refused");
@@ -208,8 +208,8 @@ class BatchTest {
         return new Item(request(key), tx -> {
             UUID voucherId = UUID.randomUUID();
             return tx.preparedQuery(GRANT).execute(Tuple.of(voucherId, key, user)).map(rows -> rows.size() == 1
-                    ? new Effect.Applied(new JsonObject().put("voucherId", voucherId.toString()))
-                    : new Effect.AlreadyApplied(new JsonObject()));
+                    ? new Effect.Processed(new JsonObject().put("voucherId", voucherId.toString()))
+                    : new Effect.Duplicate(new JsonObject()));
         });
     }
 }

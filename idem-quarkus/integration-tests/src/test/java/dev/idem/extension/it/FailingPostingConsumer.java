@@ -26,7 +26,7 @@ public class FailingPostingConsumer {
                 throw new Bug.Broken("the work cannot post to " + posting.account());
             }
             return ledger.enter(tx, posting.account(), posting.amount(), posting.ref())
-                    .replaceWith(Effect.applied());
+                    .replaceWith(Effect.processed());
         });
     }
 }

@@ -58,7 +58,7 @@ class GroupCommitTest {
             // two deliveries hold the loop's transactions until the gate opens
             for (int i = 0; i < 2; i++) {
                 answers.add(pipeline.execute(request(user + "-blocker-" + i),
-                        tx -> Uni.createFrom().completionStage(gate).replaceWith(new Effect.Applied(new JsonObject())))
+                        tx -> Uni.createFrom().completionStage(gate).replaceWith(new Effect.Processed(new JsonObject())))
                         .subscribeAsCompletionStage());
             }
             // every key twice: the copy finds the first's PROCESSING marker in Redis
@@ -102,9 +102,9 @@ class GroupCommitTest {
             return tx.preparedQuery(BatchTest.GRANT).execute(Tuple.of(voucherId, key, user)).map(rows -> {
                 if (rows.size() == 1) {
                     transactions.put(key, id);
-                    return new Effect.Applied(new JsonObject().put("voucherId", voucherId.toString()));
+                    return new Effect.Processed(new JsonObject().put("voucherId", voucherId.toString()));
                 }
-                return new Effect.AlreadyApplied(new JsonObject());
+                return new Effect.Duplicate(new JsonObject());
             });
         });
     }

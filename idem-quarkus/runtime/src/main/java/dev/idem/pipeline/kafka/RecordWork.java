@@ -14,7 +14,7 @@ public interface RecordWork<T> {
     /**
      * Applies {@code record} through {@code tx}, the pipeline's connection, inside the transaction
      * that records its key; every statement goes through it. Answers what happened, usually
-     * {@link Effect#applied()}. A failure rolls back and the record is tried again.
+     * {@link Effect#processed()}. A failure rolls back and the record is tried again.
      */
     Uni<Effect> run(T record, SqlConnection tx);
 }

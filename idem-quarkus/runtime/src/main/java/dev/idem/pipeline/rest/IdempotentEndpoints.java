@@ -113,7 +113,7 @@ class IdempotentEndpoints {
         if (status >= 400) {
             refusal.response = response;
             refusal.reason = "HTTP_" + status;
-            return new Effect.Refused(refusal.reason, "the endpoint answered " + status);
+            return new Effect.Rejected(refusal.reason, "the endpoint answered " + status);
         }
         JsonObject stored = new JsonObject().put("status", status);
         Object entity = response != null ? response.getEntity() : item;
@@ -152,7 +152,7 @@ class IdempotentEndpoints {
                 stored.put("headers", headers);
             }
         }
-        return new Effect.Applied(stored);
+        return new Effect.Processed(stored);
     }
 
     /** The one concrete type the method {@code @Produces}, if it names one. */

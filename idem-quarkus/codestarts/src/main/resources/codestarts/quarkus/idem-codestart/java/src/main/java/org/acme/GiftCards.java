@@ -24,7 +24,7 @@ public class GiftCards {
                         INSERT INTO gift_card (card_id, biz_key, user_id, balance_cents) VALUES ($1, $2, $3, $4)
                         ON CONFLICT (biz_key) DO NOTHING""")
                 .execute(Tuple.of(UUID.randomUUID(), issue.bizKey(), issue.userId(), issue.amountCents()))
-                .map(rows -> rows.rowCount() == 1 ? Effect.applied() : Effect.alreadyApplied());
+                .map(rows -> rows.rowCount() == 1 ? Effect.processed() : Effect.duplicate());
     }
 
     /** A failure answers its problem and keeps no record: the same key may be tried again. */
