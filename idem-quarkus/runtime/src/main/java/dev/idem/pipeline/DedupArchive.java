@@ -4,6 +4,7 @@ import static dev.idem.pipeline.SqlTime.instant;
 import static dev.idem.pipeline.PgDedupStore.toRecord;
 import static dev.idem.pipeline.SqlTime.ts;
 
+import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -63,7 +64,13 @@ class DedupArchive {
         this.clock = clock;
     }
 
-    /** One scheduled run ({@link DedupJobs}): what it moved is logged, a failure waits for the next run. */
+    /**
+     * One scheduled run, every {@code idem.pipeline.archive.interval} ({@code off}: only when an
+     * operator asks), the first after start-up's traffic has passed: what it moved is logged, a
+     * failure waits for the next run.
+     */
+    @Scheduled(identity = DedupAdmin.ARCHIVE_JOB, every = "${idem.pipeline.archive.interval}", delayed = "1m",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return archiveNow()
                 .invoke(moved -> {

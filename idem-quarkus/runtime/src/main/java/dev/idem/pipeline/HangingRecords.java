@@ -1,5 +1,6 @@
 package dev.idem.pipeline;
 
+import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +32,13 @@ class HangingRecords {
         this.clock = clock;
     }
 
-    /** One scheduled run ({@link DedupJobs}): what it did is logged, a failure waits for the next run. */
+    /**
+     * One scheduled run, every {@code idem.pipeline.recovery-interval} ({@code off}: only when an
+     * operator asks): what it did is logged, a failure waits for the next run, and a run still
+     * going when the next is due is not doubled.
+     */
+    @Scheduled(identity = DedupAdmin.RECOVERY_JOB, every = "${idem.pipeline.recovery-interval}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> recover() {
         return redriveHanging()
                 .invoke(report -> {

@@ -68,7 +68,6 @@ class IdemPipelineProcessor {
                         PACKAGE + "kafka.DeadLetterTopic",
                         PACKAGE + "kafka.DeadLetterProducer",
                         PACKAGE + "HangingRecords",
-                        PACKAGE + "DedupJobs",
                         PACKAGE + "DedupArchive",
                         PACKAGE + "RetentionCheck",
                         PACKAGE + "OnePhase",
