@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;

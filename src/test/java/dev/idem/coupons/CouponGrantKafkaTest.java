@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
 import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;

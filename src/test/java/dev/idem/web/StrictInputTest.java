@@ -9,8 +9,8 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
 import dev.idem.testing.RawHttp;
 import dev.idem.testing.Topics;
