@@ -39,8 +39,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * }
  * }</pre>
  *
- * <p>Every send waits for the broker's ack ({@code acks=all}), so that when it returns the record
- * is in the topic: what the test does next cannot overtake it. A record sent to a partition is
+ * <p>{@link #send} and {@link #sendBytes} wait for the broker's ack ({@code acks=all}), so that
+ * when they return the record is in the topic: what the test does next cannot overtake it. A record sent to a partition is
  * consumed after every record sent there before it; a test that must know that everything it sent
  * was consumed sends a last record to every partition and waits for that one's effect.
  *
