@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.RawHttp;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -176,18 +178,18 @@ class HostileInputTest {
         String marker = UUID.randomUUID().toString();
         Map<String, byte[]> grants = new LinkedHashMap<>();
         grants.put("not-json", bytes("this is not json " + marker));
-        grants.put("truncated", bytes(Kafka.grant(marker, "u1").substring(0, 20)));
-        grants.put("array", bytes("[" + Kafka.grant(marker, "u1") + "]"));
+        grants.put("truncated", bytes(Topics.grant(marker, "u1").substring(0, 20)));
+        grants.put("array", bytes("[" + Topics.grant(marker, "u1") + "]"));
         grants.put("empty", new byte[0]);
         grants.put("not-utf-8", new byte[] {(byte) 0xc3, (byte) 0x28, (byte) 0xff});
         grants.put("missing-bizkey", bytes("{\"userId\":\"u1\",\"templateId\":\"PAY-5OFF\"}"));
         grants.put("mistyped-user", bytes("{\"bizKey\":\"" + marker + "\",\"userId\":42,\"templateId\":\"PAY-5OFF\"}"));
         grants.put("unknown-member", bytes("{\"bizKey\":\"" + marker + "\",\"userId\":\"u1\",\"templateId\":\"T\",\"x\":1}"));
         grants.put("member-twice", bytes("{\"bizKey\":\"" + marker + "\",\"bizKey\":\"b\",\"userId\":\"u1\",\"templateId\":\"T\"}"));
-        grants.put("nul-in-bizkey", bytes(Kafka.grant(marker + "\\u0000", "u1")));
-        grants.put("bizkey-of-300", bytes(Kafka.grant("k".repeat(300), "u1")));
-        grants.put("line-break-in-template", bytes(Kafka.grant(marker, "u1").replace("PAY-5OFF", "PAY\\n5OFF")));
-        grants.put("invalid-user", bytes(Kafka.grant(marker, "a user")));
+        grants.put("nul-in-bizkey", bytes(Topics.grant(marker + "\\u0000", "u1")));
+        grants.put("bizkey-of-300", bytes(Topics.grant("k".repeat(300), "u1")));
+        grants.put("line-break-in-template", bytes(Topics.grant(marker, "u1").replace("PAY-5OFF", "PAY\\n5OFF")));
+        grants.put("invalid-user", bytes(Topics.grant(marker, "a user")));
         grants.put("huge-number", bytes("{\"bizKey\":\"" + marker + "\",\"userId\":\"u1\",\"templateId\":\"T\",\"orderId\":1e400}"));
         Map<String, String> callbacks = new LinkedHashMap<>();
         callbacks.put("nul-in-trade", Gateway.callback("T\\u0000" + marker, "o-" + marker, 1999, "SUCCESS"));
@@ -195,28 +197,28 @@ class HostileInputTest {
         callbacks.put("amount-as-text", Gateway.callback("T-" + marker, "o-" + marker, 1999, "SUCCESS").replace("1999", "\"1999\""));
 
         String user = "hostile-grants-" + marker;
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             int partition = 0;
             for (Map.Entry<String, byte[]> poison : grants.entrySet()) {
-                kafka.sendBytes("coupon-grants", partition++ % Kafka.PARTITIONS, "poison-" + marker + "-" + poison.getKey(),
+                kafka.sendBytes("coupon-grants", partition++ % Topics.PARTITIONS, "poison-" + marker + "-" + poison.getKey(),
                         poison.getValue());
             }
             kafka.send("coupon-grants", 1, "poison-" + marker + "-tombstone", null);
             for (Map.Entry<String, String> poison : callbacks.entrySet()) {
-                kafka.send("payment-callbacks", partition++ % Kafka.PARTITIONS, "poison-" + marker + "-" + poison.getKey(),
+                kafka.send("payment-callbacks", partition++ % Topics.PARTITIONS, "poison-" + marker + "-" + poison.getKey(),
                         poison.getValue());
             }
 
             // every partition goes on: a grant after the poison on each is granted
-            kafka.drainGrants(new Db(pool), user);
+            Topics.drainGrants(kafka, new Db(pool), user);
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() ->
                     deadLetters(kafka, "payment-callbacks-dlq", marker).size() == callbacks.size());
 
-            Map<String, Kafka.Record> dead = deadLetters(kafka, "coupon-grants-dlq", marker);
+            Map<String, ReadRecord> dead = deadLetters(kafka, "coupon-grants-dlq", marker);
             assertEquals(grants.size() + 1, dead.size(), dead.keySet().toString());
             grants.keySet().forEach(kind -> assertReason(dead, marker, kind));
             assertReason(dead, marker, "tombstone");
-            Map<String, Kafka.Record> deadCallbacks = deadLetters(kafka, "payment-callbacks-dlq", marker);
+            Map<String, ReadRecord> deadCallbacks = deadLetters(kafka, "payment-callbacks-dlq", marker);
             callbacks.keySet().forEach(kind -> assertReason(deadCallbacks, marker, kind));
         }
         Db db = new Db(pool);
@@ -224,17 +226,17 @@ class HostileInputTest {
         assertEquals(0, db.count("SELECT count(*) FROM dedup_record WHERE key LIKE $1", "%" + marker + "%"));
     }
 
-    private static void assertReason(Map<String, Kafka.Record> dead, String marker, String kind) {
-        Kafka.Record record = dead.get("poison-" + marker + "-" + kind);
+    private static void assertReason(Map<String, ReadRecord> dead, String marker, String kind) {
+        ReadRecord record = dead.get("poison-" + marker + "-" + kind);
         assertNotNull(record, kind + " not dead-lettered");
         assertNotNull(record.reason(), kind);
         assertTrue(record.reason().startsWith("POISON"), kind + ": " + record.reason());
     }
 
-    private static Map<String, Kafka.Record> deadLetters(Kafka kafka, String topic, String marker) {
+    private static Map<String, ReadRecord> deadLetters(KafkaTestClient kafka, String topic, String marker) {
         return kafka.readAll(topic).stream()
                 .filter(record -> record.key() != null && record.key().startsWith("poison-" + marker))
-                .collect(Collectors.toMap(Kafka.Record::key, record -> record, (first, again) -> first));
+                .collect(Collectors.toMap(ReadRecord::key, record -> record, (first, again) -> first));
     }
 
     // --- how the inputs are sent ------------------------------------------------------------------

@@ -3,13 +3,14 @@ package dev.idem;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.payments.PaymentService;
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.KafkaCluster;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.Storm;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -64,7 +65,7 @@ class KafkaClusterTest {
         });
         assertTrue(killed.get());
         // and each payment twice more on payment-callbacks, while it is down
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             for (String order : storm.orderIds) {
                 String callback = Gateway.callback(Storm.tradeNo(order), order, Storm.AMOUNT, "SUCCESS");
                 kafka.send("payment-callbacks", null, Storm.tradeNo(order), callback);
@@ -77,7 +78,7 @@ class KafkaClusterTest {
             KafkaCluster.startWhatIsDown();
             // a last payment on every partition: once each is paid, all sent before it was consumed
             List<String> sentinels = new ArrayList<>();
-            for (int partition = 0; partition < Kafka.PARTITIONS; partition++) {
+            for (int partition = 0; partition < Topics.PARTITIONS; partition++) {
                 String order = Callbacks.newOrder(storm.user + "-sentinel", Storm.AMOUNT);
                 sentinels.add(order);
                 kafka.send("payment-callbacks", partition, Storm.tradeNo(order),
@@ -85,7 +86,7 @@ class KafkaClusterTest {
             }
             Awaitility.await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).until(() ->
                     db.count("SELECT count(*) FROM orders WHERE id = ANY($1) AND status = 'PAID'",
-                            (Object) sentinels.toArray(String[]::new)) == Kafka.PARTITIONS);
+                            (Object) sentinels.toArray(String[]::new)) == Topics.PARTITIONS);
         }
         storm.assertPaidExactlyOnce();
         storm.assertOneCouponPerOrder();

@@ -7,13 +7,15 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.PostgresBehindProxy;
 import dev.idem.testing.Tokens;
+import dev.idem.testing.Topics;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonObject;
@@ -60,7 +62,7 @@ class PostgresOutageTest {
             bizKeys.add("outage:" + UUID.randomUUID());
         }
 
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             Metrics before = Metrics.scrape();
             PostgresBehindProxy.proxy().cut();
             try {
@@ -69,7 +71,7 @@ class PostgresOutageTest {
                         .header("Retry-After", "1")
                         .body("code", equalTo("SERVICE_UNAVAILABLE"));
                 kafka.send("payment-callbacks", null, "T-" + order, body);
-                bizKeys.forEach(key -> kafka.send("coupon-grants", null, key, Kafka.grant(key, user)));
+                bizKeys.forEach(key -> kafka.send("coupon-grants", null, key, Topics.grant(key, user)));
 
                 // the grant consumer met the outage and keeps retrying, rather than skipping ahead
                 Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
@@ -98,7 +100,7 @@ class PostgresOutageTest {
             assertEquals(1, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", "paid:" + order));
             Set<String> ours = Set.copyOf(bizKeys);
             List<String> deadLettered = kafka.readAll("coupon-grants-dlq").stream()
-                    .map(Kafka.Record::key).filter(ours::contains).collect(Collectors.toList());
+                    .map(ReadRecord::key).filter(ours::contains).collect(Collectors.toList());
             assertEquals(List.of(), deadLettered, "a transient failure is retried, never dead-lettered");
             assertEquals(0, kafka.readAll("payment-callbacks-dlq").stream()
                     .filter(r -> ("T-" + order).equals(r.key())).count());

@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.coupons.CouponService;
 import dev.idem.payments.PaymentService;
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.RedisCluster;
 import dev.idem.testing.Storm;
 import dev.idem.testing.Tokens;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -89,13 +90,13 @@ class RedisClusterTest {
                 Map.of("scope", PaymentService.SCOPE, "layer", "redis")) > 0, "duplicates stopped by the cluster");
 
         // the grants delivered again: the batch pre-check finds each DONE in its own slot
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             for (String order : storm.orderIds) {
                 // as the outbox relay wrote it: the same content, so the same fingerprint
                 kafka.send("coupon-grants", null, "paid:" + order, new JsonObject().put("bizKey", "paid:" + order)
                         .put("userId", storm.user).put("templateId", "PAY-5OFF").put("orderId", order).encode());
             }
-            kafka.drainGrants(db, storm.user);
+            Topics.drainGrants(kafka, db, storm.user);
         }
         Metrics redelivered = Metrics.scrape();
         assertTrue(redelivered.delta(after, "idem_pipeline_duplicates_total",

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -33,13 +35,13 @@ class CouponGrantKafkaTest {
     Pool pool;
 
     Db db;
-    Kafka kafka;
+    KafkaTestClient kafka;
     String user;
 
     @BeforeEach
     void setUp() {
         db = new Db(pool);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
         user = "grants-" + UUID.randomUUID();
     }
 
@@ -58,9 +60,9 @@ class CouponGrantKafkaTest {
         try {
             List<Future<?>> sends = new ArrayList<>();
             for (int copy = 0; copy < 6; copy++) {
-                int partition = copy % Kafka.PARTITIONS;
+                int partition = copy % Topics.PARTITIONS;
                 sends.add(producers.submit(() ->
-                        bizKeys.forEach(key -> kafka.send(TOPIC, partition, key, Kafka.grant(key, user)))));
+                        bizKeys.forEach(key -> kafka.send(TOPIC, partition, key, Topics.grant(key, user)))));
             }
             for (Future<?> send : sends) {
                 send.get();
@@ -69,7 +71,7 @@ class CouponGrantKafkaTest {
             producers.shutdown();
         }
 
-        kafka.drainGrants(db, user);
+        Topics.drainGrants(kafka, db, user);
 
         for (String bizKey : bizKeys) {
             assertEquals(1, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", bizKey), bizKey);
@@ -95,16 +97,16 @@ class CouponGrantKafkaTest {
         poison.forEach((kind, value) -> kafka.send(TOPIC, 0, "poison-" + marker + "-" + kind, value));
         kafka.send(TOPIC, 0, "poison-" + marker + "-tombstone", null);
         String valid = "after-poison-" + marker;
-        kafka.send(TOPIC, 0, valid, Kafka.grant(valid, user));
+        kafka.send(TOPIC, 0, valid, Topics.grant(valid, user));
 
-        kafka.awaitCoupon(db, valid);
+        Topics.awaitCoupon(db, valid);
 
-        Map<String, Kafka.Record> dead = kafka.readAll(TOPIC + "-dlq").stream()
+        Map<String, ReadRecord> dead = kafka.readAll(TOPIC + "-dlq").stream()
                 .filter(record -> record.key() != null && record.key().startsWith("poison-" + marker))
-                .collect(Collectors.toMap(Kafka.Record::key, record -> record));
+                .collect(Collectors.toMap(ReadRecord::key, record -> record));
         assertEquals(poison.size() + 1, dead.size(), dead.keySet().toString());
         poison.forEach((kind, value) -> {
-            Kafka.Record record = dead.get("poison-" + marker + "-" + kind);
+            ReadRecord record = dead.get("poison-" + marker + "-" + kind);
             assertNotNull(record, kind);
             assertEquals(value, record.value(), "the record is kept as it came");
             assertNotNull(record.reason(), kind);

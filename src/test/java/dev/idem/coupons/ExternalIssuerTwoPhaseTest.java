@@ -13,14 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.DedupAdmin;
 import dev.idem.pipeline.IdemRequest;
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;
 import dev.idem.testing.Db;
 import dev.idem.testing.FakeCouponIssuer;
 import dev.idem.testing.FakeCouponIssuer.Mode;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.MovableClock;
+import dev.idem.testing.Topics;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
@@ -99,7 +100,7 @@ class ExternalIssuerTwoPhaseTest {
                     .getOptionalValue("kafka.bootstrap.servers", String.class).orElse("127.0.0.1:9092"));
             try (Admin admin = Admin.create(props)) {
                 if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC)) {
-                    admin.createTopics(List.of(new NewTopic(TOPIC, Kafka.PARTITIONS, (short) 1))).all()
+                    admin.createTopics(List.of(new NewTopic(TOPIC, Topics.PARTITIONS, (short) 1))).all()
                             .get(30, TimeUnit.SECONDS);
                 }
             } catch (Exception e) {
@@ -163,8 +164,8 @@ class ExternalIssuerTwoPhaseTest {
     void anIssuerHangingBetweenClaimAndConfirmIsTakenOverAfterTheLeaseAndIssuesOnce() {
         String key = key("hang");
         issuer.mode(key, Mode.HANG);
-        try (Kafka kafka = new Kafka()) {
-            kafka.send(GrantsTopic.TOPIC, null, key, Kafka.grant(key, user));
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            kafka.send(GrantsTopic.TOPIC, null, key, Topics.grant(key, user));
 
             // the issuer issued but holds its answer: the record hangs, PROCESSING under its lease
             await().until(() -> issuer.calls(key) == 1);
@@ -216,8 +217,8 @@ class ExternalIssuerTwoPhaseTest {
                 CouponService.SCOPE, key), "a DONE record no longer carries what to do");
 
         // a late redelivery is a duplicate: no call, no second coupon
-        try (Kafka kafka = new Kafka()) {
-            kafka.send(GrantsTopic.TOPIC, null, key, Kafka.grant(key, user));
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            kafka.send(GrantsTopic.TOPIC, null, key, Topics.grant(key, user));
             drainGrants(kafka);
         }
         assertEquals(1, couponsOf(key));
@@ -356,11 +357,11 @@ class ExternalIssuerTwoPhaseTest {
      * A last grant on every partition of the test's topic: once each has its coupon, everything
      * sent there before has been consumed, since a partition is consumed in order.
      */
-    void drainGrants(Kafka kafka) {
-        for (int partition = 0; partition < Kafka.PARTITIONS; partition++) {
+    void drainGrants(KafkaTestClient kafka) {
+        for (int partition = 0; partition < Topics.PARTITIONS; partition++) {
             String bizKey = "sentinel-" + UUID.randomUUID();
-            kafka.send(GrantsTopic.TOPIC, partition, bizKey, Kafka.grant(bizKey, user + "-sentinel"));
-            kafka.awaitCoupon(db, bizKey);
+            kafka.send(GrantsTopic.TOPIC, partition, bizKey, Topics.grant(bizKey, user + "-sentinel"));
+            Topics.awaitCoupon(db, bizKey);
         }
     }
 

@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.Storm;
+import dev.idem.testing.Topics;
 import io.restassured.RestAssured;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -72,7 +73,7 @@ class TwoInstancesIT {
     static final Http http = new Http();
     static ServiceProcess a;
     static ServiceProcess b;
-    static Kafka kafka;
+    static KafkaTestClient kafka;
     static GroupProgress groups;
 
     /** The test's own Kafka clients log every connection at INFO; the instances' logs are what matter. */
@@ -85,7 +86,7 @@ class TwoInstancesIT {
         b = ServiceProcess.start("instance-b", ENV);
         a.awaitReady(READY);
         b.awaitReady(READY);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
         groups = new GroupProgress(BOOTSTRAP);
     }
 
@@ -354,7 +355,7 @@ class TwoInstancesIT {
                         + " all %d coupons after %.1f s (%.0f grants/s overall), every partition committed past"
                         + " the stream after %.1f s; %d orders x %d callbacks served by instance-a alone meanwhile;"
                         + " restarted instance-b handled %.0f grants; %.1f s%n",
-                label, GRANTS_COUNT, Kafka.PARTITIONS, STREAM.toSeconds(), downPid, how, atDown, GRANTS_COUNT,
+                label, GRANTS_COUNT, Topics.PARTITIONS, STREAM.toSeconds(), downPid, how, atDown, GRANTS_COUNT,
                 downAfter, atDown / downAfter, downFor, GRANTS_COUNT, allAfter, GRANTS_COUNT / allAfter,
                 committedAfter, DOWNTIME_ORDERS, DOWNTIME_COPIES, consumedByRestarted, seconds(started));
     }
@@ -424,7 +425,7 @@ class TwoInstancesIT {
      * held, some grants had both copies there.
      */
     static void produceTwice(List<JsonObject> grants, Duration over) {
-        int partitions = Kafka.PARTITIONS;
+        int partitions = Topics.PARTITIONS;
         long started = System.nanoTime();
         for (int i = 0; i < grants.size(); i++) {
             pauseUntil(started + over.toNanos() * i / grants.size());
@@ -487,10 +488,10 @@ class TwoInstancesIT {
     /** Two probe grants per partition, each with its coupon before it returns. */
     static void probeEveryPartition(String run) {
         List<JsonObject> probes = new ArrayList<>();
-        for (int p = 0; p < Kafka.PARTITIONS * 2; p++) {
+        for (int p = 0; p < Topics.PARTITIONS * 2; p++) {
             JsonObject probe = grant(run + "-" + p, run + "-u0");
             probes.add(probe);
-            kafka.send(GRANTS, p % Kafka.PARTITIONS, bizKey(probe), probe.encode());
+            kafka.send(GRANTS, p % Topics.PARTITIONS, bizKey(probe), probe.encode());
         }
         List<String> keys = probes.stream().map(TwoInstancesIT::bizKey).toList();
         String sql = "SELECT count(*) FROM coupons WHERE source_key = ANY(?)";

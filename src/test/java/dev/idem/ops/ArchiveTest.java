@@ -4,11 +4,12 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.Storm;
+import dev.idem.testing.Topics;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonObject;
@@ -82,11 +83,11 @@ class ArchiveTest {
         }
         assertEquals(keys.length, Metrics.scrape().delta(before, "idem_pipeline_duplicates_total",
                 Map.of("scope", "payment-callback", "layer", "state")));
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             for (String grant : grants) {
-                kafka.send("coupon-grants", null, grant, Kafka.grant(grant, storm.user));
+                kafka.send("coupon-grants", null, grant, Topics.grant(grant, storm.user));
             }
-            kafka.drainGrants(db, storm.user);
+            Topics.drainGrants(kafka, db, storm.user);
         }
         storm.assertPaidOnceWithOneGrantEvent();
         for (String grant : grants) {

@@ -9,9 +9,9 @@ import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.assertions.LocatorAssertions;
 import com.microsoft.playwright.options.AriaRole;
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Browser;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Storm;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -170,7 +170,7 @@ class ConsoleBrowserTest {
     @Test
     void aPoisonRecordIsShownUnderDeadLettersAndRedrivenFromThePage() {
         String key = "poison-" + UUID.randomUUID();
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             kafka.send("coupon-grants", null, key, "{\"bizKey\": not json");
         }
         signIn(AdminTest.TOKEN);

@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -68,7 +69,7 @@ class ConsumersWhenReadyTest {
     void consumersStartOnceReadyAndTakeWhatWaited() {
         Db db = new Db(pool);
         String order = newOrder("when-ready-" + UUID.randomUUID(), 1999);
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             kafka.send("payment-callbacks", null, "T-" + order, callback("T-" + order, order, 1999, "SUCCESS"));
 
             // readiness asked again after the first DOWN, and still no consumer
@@ -80,7 +81,7 @@ class ConsumersWhenReadyTest {
             assertEquals("WAIT_PAY", db.string("SELECT status FROM orders WHERE id = $1", order));
 
             HeldReadiness.UP.set(true);
-            kafka.awaitCoupon(db, "paid:" + order);
+            Topics.awaitCoupon(db, "paid:" + order);
         }
         assertEquals("PAID", db.string("SELECT status FROM orders WHERE id = $1", order));
         for (String consumer : CONSUMERS) {

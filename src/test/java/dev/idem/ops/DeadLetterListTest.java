@@ -7,8 +7,9 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.DeadLetterAdmin;
-import dev.idem.testing.Kafka;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Instant;
 import java.util.List;
@@ -30,10 +31,10 @@ class DeadLetterListTest {
                 "not json " + marker,
                 "{\"tradeNo\":\"" + marker + "\"}",
                 "{\"tradeNo\":\"T\",\"orderId\":\"O\",\"amountCents\":1,\"status\":\"SUCCESS\",\"extra\":\"" + marker + "\"}");
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             // one after the other, each to another partition: their order is the order they were dead-lettered in
             for (int i = 0; i < keys.size(); i++) {
-                kafka.send(CALLBACKS, i % Kafka.PARTITIONS, keys.get(i), values.get(i));
+                kafka.send(CALLBACKS, i % Topics.PARTITIONS, keys.get(i), values.get(i));
                 DeadLetterAdmin.await(CALLBACKS, keys.get(i), 1);
             }
         }
@@ -48,7 +49,7 @@ class DeadLetterListTest {
             assertTrue(((String) record.get("reason")).startsWith("POISON: "), (String) record.get("reason"));
             Map<?, ?> source = (Map<?, ?>) record.get("source");
             assertEquals(CALLBACKS, source.get("topic"));
-            assertEquals(i % Kafka.PARTITIONS, source.get("partition"));
+            assertEquals(i % Topics.PARTITIONS, source.get("partition"));
             assertTrue(((Number) source.get("offset")).longValue() >= 0);
         }
         for (int i = 1; i < all.size(); i++) {

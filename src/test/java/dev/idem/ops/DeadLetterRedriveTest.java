@@ -11,11 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
 import dev.idem.testing.DeadLetterAdmin;
 import dev.idem.testing.Gateway;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -47,13 +48,13 @@ class DeadLetterRedriveTest {
     Pool pool;
 
     Db db;
-    Kafka kafka;
+    KafkaTestClient kafka;
     String user;
 
     @BeforeEach
     void setUp() {
         db = new Db(pool);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
         user = "dead-letters-" + UUID.randomUUID();
     }
 
@@ -86,7 +87,7 @@ class DeadLetterRedriveTest {
 
         JsonPath first = redrive(CALLBACKS, "?offset=" + at(dead));
         assertReport(first, 1, 1, 0, 0);
-        kafka.awaitCoupon(db, "paid:" + order);
+        Topics.awaitCoupon(db, "paid:" + order);
         given().header("X-User-Id", user).get("/api/orders/" + order).then()
                 .statusCode(200).body("status", equalTo("PAID")).body("tradeNo", equalTo(trade));
 
@@ -170,7 +171,7 @@ class DeadLetterRedriveTest {
         assertEquals(at(dead), back.get("redrivenFrom"));
 
         assertReport(redrive(GRANTS, "?offset=" + at(dead)), 1, 0, 1, 0);
-        kafka.drainGrants(db, user);
+        Topics.drainGrants(kafka, db, user);
         assertEquals(2, DeadLetterAdmin.withKey(GRANTS, key).size(), "nothing more was sent");
     }
 
@@ -197,7 +198,7 @@ class DeadLetterRedriveTest {
         assertEquals(3, reports.stream().mapToInt(report -> report.getInt("skipped")).sum());
 
         DeadLetterAdmin.await(GRANTS, key, 2);
-        kafka.drainGrants(db, user);
+        Topics.drainGrants(kafka, db, user);
         assertEquals(2, DeadLetterAdmin.withKey(GRANTS, key).size(), "sent once, back once");
     }
 
@@ -214,10 +215,10 @@ class DeadLetterRedriveTest {
      * sent there before it has been consumed, since a partition is consumed in order.
      */
     private void drainCallbacks() {
-        for (int partition = 0; partition < Kafka.PARTITIONS; partition++) {
+        for (int partition = 0; partition < Topics.PARTITIONS; partition++) {
             String sentinel = newOrder(user + "-sentinel", 1999);
             kafka.send(CALLBACKS, partition, "T-" + sentinel, Gateway.callback("T-" + sentinel, sentinel, 1999, "SUCCESS"));
-            kafka.awaitCoupon(db, "paid:" + sentinel);
+            Topics.awaitCoupon(db, "paid:" + sentinel);
         }
     }
 }

@@ -5,9 +5,10 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Storm;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -78,8 +79,8 @@ class ReconciliationTest {
         }
         // repair is idempotent: running it again on a healthy system changes no count
         given().header("X-Admin-Token", AdminTest.TOKEN).post("/admin/reconciliation/repair").then().statusCode(200);
-        try (Kafka kafka = new Kafka()) {
-            kafka.drainGrants(db, storm.user);
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            Topics.drainGrants(kafka, db, storm.user);
         }
         for (String order : storm.orderIds) {
             assertEquals(1, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", "paid:" + order), order);

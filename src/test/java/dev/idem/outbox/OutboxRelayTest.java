@@ -5,9 +5,10 @@ import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Gateway.callback;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -34,8 +35,8 @@ class OutboxRelayTest {
         String order = newOrder(user, 1999);
         String bizKey = "paid:" + order;
         deliver(callback("T-" + order, order, 1999, "SUCCESS")).then().statusCode(200);
-        try (Kafka kafka = new Kafka()) {
-            kafka.awaitCoupon(db, bizKey);
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            Topics.awaitCoupon(db, bizKey);
             Metrics before = Metrics.scrape();
 
             // as if the relay had crashed between the broker's ack and its UPDATE
@@ -46,7 +47,7 @@ class OutboxRelayTest {
                     db.count("SELECT count(*) FROM outbox_event WHERE event_key = $1 AND published_at IS NOT NULL", bizKey) == 1);
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
                     Metrics.scrape().delta(before, "idem_pipeline_duplicates_total", Map.of("scope", "coupon-grant")) >= 1);
-            kafka.drainGrants(db, user);
+            Topics.drainGrants(kafka, db, user);
         }
         assertEquals(1, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", bizKey));
     }

@@ -4,11 +4,12 @@ import static dev.idem.testing.Callbacks.newOrder;
 import static dev.idem.testing.Gateway.callback;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
 import dev.idem.testing.GatewaysOn;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
+import dev.idem.testing.Topics;
 import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -60,13 +61,13 @@ class GatewayChannelsTest {
             }
         }
         Collections.shuffle(rest, new Random(7));
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             CompletableFuture<Void> byKafka = CompletableFuture.runAsync(() -> {
                 for (int i = 0; i < orders.size(); i++) {
                     String order = orders.get(i);
                     String body = callback("4200" + order, order, AMOUNT, "SUCCESS");
-                    kafka.send(TOPIC, i % Kafka.PARTITIONS, "4200" + order, body);
-                    kafka.send(TOPIC, (i + 1) % Kafka.PARTITIONS, "4200" + order, body);
+                    kafka.send(TOPIC, i % Topics.PARTITIONS, "4200" + order, body);
+                    kafka.send(TOPIC, (i + 1) % Topics.PARTITIONS, "4200" + order, body);
                 }
             });
             List<Http.Answer> answers = new Http().all(rest, 16, null);
@@ -79,13 +80,13 @@ class GatewayChannelsTest {
                 }
             }
             for (String order : orders) {
-                kafka.awaitCoupon(db, "paid:" + order);
+                Topics.awaitCoupon(db, "paid:" + order);
             }
             // a last payment on every partition: once it is applied, all before it were consumed
-            for (int partition = 0; partition < Kafka.PARTITIONS; partition++) {
+            for (int partition = 0; partition < Topics.PARTITIONS; partition++) {
                 String sentinel = newOrder(user + "-sentinel", AMOUNT);
                 kafka.send(TOPIC, partition, "T-" + sentinel, callback("T-" + sentinel, sentinel, AMOUNT, "SUCCESS"));
-                kafka.awaitCoupon(db, "paid:" + sentinel);
+                Topics.awaitCoupon(db, "paid:" + sentinel);
             }
         }
 

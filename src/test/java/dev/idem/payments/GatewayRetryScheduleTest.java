@@ -8,8 +8,8 @@ import dev.idem.orders.OrderStatus;
 import dev.idem.testing.AlipaySimulator;
 import dev.idem.testing.Db;
 import dev.idem.testing.GatewaysOn;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.RetrySchedule;
+import dev.idem.testing.Topics;
 import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -83,9 +83,7 @@ class GatewayRetryScheduleTest {
                 delays(attempts));
         assertEquals("", attempts.get(3).body());
         assertEquals("PAID", db.string("SELECT status FROM orders WHERE id = $1", order));
-        try (Kafka kafka = new Kafka()) {
-            kafka.awaitCoupon(db, "paid:" + order);
-        }
+        Topics.awaitCoupon(db, "paid:" + order);
     }
 
     @Test

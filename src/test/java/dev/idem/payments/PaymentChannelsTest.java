@@ -5,10 +5,11 @@ import static dev.idem.testing.Gateway.callback;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -40,7 +41,7 @@ class PaymentChannelsTest {
         }
 
         List<Supplier<HttpRequest>> rest = new ArrayList<>();
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             for (String order : orders) {
                 String body = callback("T-" + order, order, 1999, "SUCCESS");
                 for (int copy = 0; copy < 2; copy++) {
@@ -51,8 +52,8 @@ class PaymentChannelsTest {
                 for (int i = 0; i < orders.size(); i++) {
                     String order = orders.get(i);
                     String body = callback("T-" + order, order, 1999, "SUCCESS");
-                    kafka.send(TOPIC, i % Kafka.PARTITIONS, "T-" + order, body);
-                    kafka.send(TOPIC, (i + 1) % Kafka.PARTITIONS, "T-" + order, body);
+                    kafka.send(TOPIC, i % Topics.PARTITIONS, "T-" + order, body);
+                    kafka.send(TOPIC, (i + 1) % Topics.PARTITIONS, "T-" + order, body);
                 }
             });
             List<Http.Answer> answers = new Http().all(rest, 16, null);
@@ -66,13 +67,13 @@ class PaymentChannelsTest {
             assertTrue(firsts <= orders.size(), "at most one first delivery per order over REST: " + firsts);
 
             for (String order : orders) {
-                kafka.awaitCoupon(db, "paid:" + order);
+                Topics.awaitCoupon(db, "paid:" + order);
             }
             // a last payment on every partition: once it is applied, all before it were consumed
-            for (int partition = 0; partition < Kafka.PARTITIONS; partition++) {
+            for (int partition = 0; partition < Topics.PARTITIONS; partition++) {
                 String sentinel = newOrder(user + "-sentinel", 1999);
                 kafka.send(TOPIC, partition, "T-" + sentinel, callback("T-" + sentinel, sentinel, 1999, "SUCCESS"));
-                kafka.awaitCoupon(db, "paid:" + sentinel);
+                Topics.awaitCoupon(db, "paid:" + sentinel);
             }
         }
 

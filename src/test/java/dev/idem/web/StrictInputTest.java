@@ -9,9 +9,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.RawHttp;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -129,24 +131,24 @@ class StrictInputTest {
                         + "\"templateId\":\"PAY-5OFF\"}",
                 "repeated-key", "{\"bizKey\":\"" + marker + "-2\",\"userId\":\"" + user + "\",\"bizKey\":\"" + marker
                         + "-3\",\"templateId\":\"PAY-5OFF\"}",
-                "user-too-long", Kafka.grant(marker + "-4", "u".repeat(129)),
-                "user-with-space", Kafka.grant(marker + "-5", "a b"),
-                "user-with-control", Kafka.grant(marker + "-6", "a\\u0001b"));
+                "user-too-long", Topics.grant(marker + "-4", "u".repeat(129)),
+                "user-with-space", Topics.grant(marker + "-5", "a b"),
+                "user-with-control", Topics.grant(marker + "-6", "a\\u0001b"));
         String order = newOrder(user, 1999);
         String payment = "{\"tradeNo\":\"T-" + order + "\",\"orderId\":\"" + order + "\",\"amountCents\":1,"
                 + "\"amountCents\":1999,\"status\":\"SUCCESS\",\"paidAt\":\"2026-11-30T10:00:00Z\"}";
-        try (Kafka kafka = new Kafka()) {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
             grants.forEach((kind, value) -> kafka.send("coupon-grants", 0, kind + "-" + marker, value));
             kafka.send("payment-callbacks", 0, "repeated-amount-" + marker, payment);
             // the longest user id allowed is granted: the partition kept flowing past the poison
-            kafka.send("coupon-grants", 0, "longest-" + marker, Kafka.grant(marker + "-7", longest));
-            kafka.awaitCoupon(db, marker + "-7");
+            kafka.send("coupon-grants", 0, "longest-" + marker, Topics.grant(marker + "-7", longest));
+            Topics.awaitCoupon(db, marker + "-7");
 
-            Map<String, Kafka.Record> dead = Awaitility.await().atMost(Duration.ofSeconds(60))
+            Map<String, ReadRecord> dead = Awaitility.await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> deadLetters(kafka), found -> found.size() == grants.size() + 1);
             grants.forEach((kind, value) -> {
-                Kafka.Record record = dead.get(kind + "-" + marker);
+                ReadRecord record = dead.get(kind + "-" + marker);
                 assertEquals(value, record.value(), "kept as it came");
                 assertTrue(record.reason().startsWith("POISON"), record.reason());
                 assertTrue(record.reason().contains(kind.startsWith("repeated") ? "appears more than once" : "userId"),
@@ -160,11 +162,11 @@ class StrictInputTest {
         given().header("X-User-Id", user).get("/api/orders/" + order).then().body("status", equalTo("WAIT_PAY"));
     }
 
-    private Map<String, Kafka.Record> deadLetters(Kafka kafka) {
+    private Map<String, ReadRecord> deadLetters(KafkaTestClient kafka) {
         return java.util.stream.Stream.concat(kafka.readAll("coupon-grants-dlq").stream(),
                         kafka.readAll("payment-callbacks-dlq").stream())
                 .filter(record -> record.key() != null && record.key().endsWith(marker))
-                .collect(Collectors.toMap(Kafka.Record::key, record -> record, (a, b) -> a));
+                .collect(Collectors.toMap(ReadRecord::key, record -> record, (a, b) -> a));
     }
 
     // --- user ids ---------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import dev.idem.testing.Db;
 import dev.idem.testing.Ledger;
 import dev.idem.testing.GatewaysOn;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
+import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -78,9 +78,7 @@ class AlipayNotifyTest {
                 DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"));
         assertEquals(1, db.count("SELECT count(*) FROM orders WHERE id = $1 AND paid_at = $2", order,
                 gmtPayment.atZone(ZoneId.of("Asia/Shanghai")).toOffsetDateTime().withOffsetSameInstant(ZoneOffset.UTC)));
-        try (Kafka kafka = new Kafka()) {
-            kafka.awaitCoupon(db, "paid:" + order);
-        }
+        Topics.awaitCoupon(db, "paid:" + order);
     }
 
     @Test
@@ -101,10 +99,8 @@ class AlipayNotifyTest {
             assertEquals("success", answer.body());
         }
 
-        try (Kafka kafka = new Kafka()) {
-            for (String order : orders) {
-                kafka.awaitCoupon(db, "paid:" + order);
-            }
+        for (String order : orders) {
+            Topics.awaitCoupon(db, "paid:" + order);
         }
         for (String order : orders) {
             assertEquals("PAID", ledger.status(order));

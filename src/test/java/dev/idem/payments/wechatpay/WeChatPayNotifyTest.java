@@ -12,9 +12,9 @@ import dev.idem.testing.Db;
 import dev.idem.testing.Ledger;
 import dev.idem.testing.GatewaysOn;
 import dev.idem.testing.Http;
-import dev.idem.testing.Kafka;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.TestKeys;
+import dev.idem.testing.Topics;
 import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -83,9 +83,7 @@ class WeChatPayNotifyTest {
         assertEquals(1, db.count("SELECT count(*) FROM orders WHERE id = $1 AND paid_at = $2", order,
                 paidAt.atOffset(java.time.ZoneOffset.UTC)));
         assertEquals(1, ledger.grants(order));
-        try (Kafka kafka = new Kafka()) {
-            kafka.awaitCoupon(db, "paid:" + order);
-        }
+        Topics.awaitCoupon(db, "paid:" + order);
     }
 
     @Test
@@ -106,10 +104,8 @@ class WeChatPayNotifyTest {
             assertEquals("", answer.body());
         }
 
-        try (Kafka kafka = new Kafka()) {
-            for (String order : orders) {
-                kafka.awaitCoupon(db, "paid:" + order);
-            }
+        for (String order : orders) {
+            Topics.awaitCoupon(db, "paid:" + order);
         }
         String[] ids = orders.toArray(String[]::new);
         assertEquals(orders.size(), db.count("SELECT count(*) FROM orders WHERE id = ANY($1) AND status = 'PAID' "

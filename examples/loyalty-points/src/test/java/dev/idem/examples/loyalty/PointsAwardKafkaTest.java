@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -38,12 +40,12 @@ class PointsAwardKafkaTest {
     RedisDataSource redis;
 
     Db db;
-    Kafka kafka;
+    KafkaTestClient kafka;
 
     @BeforeEach
     void setUp() {
         db = new Db(pool);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
     }
 
     @AfterEach
@@ -60,8 +62,8 @@ class PointsAwardKafkaTest {
         }
 
         // six copies of every award, each copy from its own thread to its own partition, all at once
-        deliver(6, copy -> copy % Kafka.PARTITIONS, awards, key -> user);
-        kafka.drain(db);
+        deliver(6, copy -> copy % Awards.PARTITIONS, awards, key -> user);
+        Awards.drain(kafka, db);
 
         long expected = awards.values().stream().mapToLong(Integer::longValue).sum();
         awards.keySet().forEach(key -> assertEquals(1, db.awards(key), key));
@@ -88,12 +90,12 @@ class PointsAwardKafkaTest {
 
         // copies 1 to 3 on partitions 0, 1, 2; Redis forgets everything once half the awards are in
         deliver(3, copy -> copy, awards, owner::get);
-        await().atMost(Kafka.PATIENCE).until(() -> awardsOfRun(run) >= awards.size() / 2);
+        await().atMost(Awards.PATIENCE).until(() -> awardsOfRun(run) >= awards.size() / 2);
         assertTrue(redis.execute("DBSIZE").toLong() > 0, "the pipeline keeps its keys in Redis database 4");
         redis.execute("FLUSHDB");
         // copies 4 to 6 on partitions 3, 0, 1: only Postgres can tell them from new awards now
-        deliver(3, copy -> (copy + 3) % Kafka.PARTITIONS, awards, owner::get);
-        kafka.drain(db);
+        deliver(3, copy -> (copy + 3) % Awards.PARTITIONS, awards, owner::get);
+        Awards.drain(kafka, db);
 
         assertEquals(awards.size(), awardsOfRun(run));
         assertEquals(0, db.count("SELECT count(*) FROM (SELECT award_key FROM points_award WHERE award_key LIKE $1 "
@@ -114,23 +116,23 @@ class PointsAwardKafkaTest {
         poison.put("missing-user", "{\"awardKey\":\"" + marker + "\",\"points\":50}");
         poison.put("missing-points", "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\"}");
         poison.put("points-as-text", "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\",\"points\":\"50\"}");
-        poison.put("negative-points", Kafka.award(marker, user, -50));
+        poison.put("negative-points", Awards.award(marker, user, -50));
         poison.put("unknown-member",
                 "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\",\"points\":50,\"bonus\":1}");
         poison.put("empty", "");
         poison.put("tombstone", null);
-        poison.forEach((kind, value) -> kafka.send(0, "poison-" + marker + "-" + kind, value));
+        poison.forEach((kind, value) -> kafka.send(Awards.TOPIC, 0, "poison-" + marker + "-" + kind, value));
         String good = "after-poison-" + marker;
-        kafka.send(0, good, Kafka.award(good, user, 7));
+        kafka.send(Awards.TOPIC, 0, good, Awards.award(good, user, 7));
 
-        await().atMost(Kafka.PATIENCE).until(() -> db.awards(good) == 1);
+        await().atMost(Awards.PATIENCE).until(() -> db.awards(good) == 1);
 
-        Map<String, Kafka.Dead> dead = kafka.readDeadLetters().stream()
+        Map<String, ReadRecord> dead = kafka.readAll(Awards.DLQ).stream()
                 .filter(record -> record.key() != null && record.key().startsWith("poison-" + marker))
-                .collect(Collectors.toMap(Kafka.Dead::key, record -> record));
+                .collect(Collectors.toMap(ReadRecord::key, record -> record));
         assertEquals(poison.size(), dead.size(), dead.keySet().toString());
         poison.forEach((kind, value) -> {
-            Kafka.Dead record = dead.get("poison-" + marker + "-" + kind);
+            ReadRecord record = dead.get("poison-" + marker + "-" + kind);
             assertNotNull(record, kind);
             assertEquals(value, record.value(), "the record is kept as it came");
             assertNotNull(record.reason(), kind);
@@ -155,7 +157,7 @@ class PointsAwardKafkaTest {
                 sends.add(producers.submit(() -> {
                     start.await();
                     awards.forEach((key, points) ->
-                            kafka.send(partition, key, Kafka.award(key, userOf.apply(key), points)));
+                            kafka.send(Awards.TOPIC, partition, key, Awards.award(key, userOf.apply(key), points)));
                     return null;
                 }));
             }

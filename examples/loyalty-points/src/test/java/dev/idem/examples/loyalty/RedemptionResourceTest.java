@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -40,13 +41,13 @@ class RedemptionResourceTest {
     RedisDataSource redis;
 
     Db db;
-    Kafka kafka;
+    KafkaTestClient kafka;
     String user;
 
     @BeforeEach
     void setUp() {
         db = new Db(pool);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
         user = "redeemer-" + UUID.randomUUID();
     }
 
@@ -91,7 +92,7 @@ class RedemptionResourceTest {
 
         Response first = redeem(key, "{\"points\": 30}");
         first.then().statusCode(201);
-        await().atMost(Kafka.PATIENCE).until(() -> String.valueOf(redis.value(String.class).get(redisKey)).startsWith("DONE"));
+        await().atMost(Awards.PATIENCE).until(() -> String.valueOf(redis.value(String.class).get(redisKey)).startsWith("DONE"));
         redis.key().del(redisKey);
 
         Response again = redeem(key, "{\"points\": 30}");
@@ -218,8 +219,8 @@ class RedemptionResourceTest {
     private void fund(int points) {
         long before = db.balance(user);
         String awardKey = "fund-" + UUID.randomUUID();
-        kafka.send(0, awardKey, Kafka.award(awardKey, user, points));
-        await().atMost(Kafka.PATIENCE).until(() -> PointsAwardKafkaTest.balanceShown(user) == before + points);
+        kafka.send(Awards.TOPIC, 0, awardKey, Awards.award(awardKey, user, points));
+        await().atMost(Awards.PATIENCE).until(() -> PointsAwardKafkaTest.balanceShown(user) == before + points);
     }
 
     private long redemptions(String key) {

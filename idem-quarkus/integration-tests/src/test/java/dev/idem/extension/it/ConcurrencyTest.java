@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.extension.it.Kafka.Channel;
+import dev.idem.pipeline.KafkaTestClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -119,23 +120,23 @@ class ConcurrencyTest {
             keys.add(run + "-" + i);
         }
         List<RecordMetadata> sent = new ArrayList<>();
-        try (Kafka kafka = new Kafka()) {
-            List<List<RecordMetadata>> copies = atOnce(Kafka.PARTITIONS, partition -> {
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            List<List<RecordMetadata>> copies = atOnce(Channel.PARTITIONS, partition -> {
                 List<String> order = new ArrayList<>(keys);
                 Collections.shuffle(order, new Random(partition));
-                List<Future<RecordMetadata>> sends = new ArrayList<>();
+                List<CompletableFuture<RecordMetadata>> sends = new ArrayList<>();
                 for (String key : order) {
-                    sends.add(kafka.sendAsync(channel, partition, key, value.apply(key)));
+                    sends.add(kafka.sendAsync(channel.topic(), partition, key, value.apply(key)));
                 }
-                return sends.stream().map(Kafka::acked).toList();
+                return sends.stream().map(CompletableFuture::join).toList();
             });
             copies.forEach(sent::addAll);
             assertEquals(200, sent.size());
-            kafka.awaitSettled(channel, sent);
+            channel.awaitSettled(sent);
 
             assertEquals(50, effects.getAsLong());
             assertEquals(50, distinctKeys.getAsLong());
-            assertEquals(List.of(), kafka.deadLetters(channel, run));
+            assertEquals(List.of(), channel.deadLetters(kafka, run));
         }
     }
 

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.extension.it.Cache.Loss;
-import dev.idem.extension.it.Kafka.Channel;
-import dev.idem.extension.it.Kafka.Dead;
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.PipelineConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.redis.datasource.RedisDataSource;
@@ -18,7 +18,6 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +48,7 @@ class LostRedisEntryKafkaTest {
     Db db;
     Cache cache;
     Counters counters;
-    Kafka kafka;
+    KafkaTestClient kafka;
     Channel vouchers;
     Channel ledger;
 
@@ -60,7 +59,7 @@ class LostRedisEntryKafkaTest {
         db = new Db(pool);
         cache = new Cache(redis, config);
         counters = new Counters(registry);
-        kafka = new Kafka();
+        kafka = new KafkaTestClient();
     }
 
     @AfterEach
@@ -91,7 +90,7 @@ class LostRedisEntryKafkaTest {
     void aVoucherGrantedBeforeWhoseKeyHasNoRecordLeftIsDeadLetteredOnceAsAUniqueViolation() {
         String code = "kafka-archived-" + UUID.randomUUID();
         String value = voucher(code, "holder", 25);
-        kafka.awaitSettled(vouchers, kafka.send(vouchers, 0, code, value));
+        vouchers.awaitSettled(kafka.send(vouchers.topic(), 0, code, value));
         String redisKey = cache.key("voucher-grant", code);
         cache.awaitDone(redisKey);
 
@@ -99,10 +98,9 @@ class LostRedisEntryKafkaTest {
         Loss.DELETED.lose(cache, redisKey);
         double retries = counters.retries(vouchers.name());
 
-        RecordMetadata again = kafka.send(vouchers, 1, code, value);
-        kafka.awaitSettled(vouchers, again);
+        vouchers.awaitSettled(kafka.send(vouchers.topic(), 1, code, value));
 
-        List<Dead> dead = kafka.deadLetters(vouchers, code);
+        List<ReadRecord> dead = vouchers.deadLetters(kafka, code);
         assertEquals(1, dead.size(), dead.toString());
         assertTrue(dead.get(0).reason().startsWith("UNIQUE_VIOLATION"), dead.get(0).reason());
         assertEquals(value, dead.get(0).value(), "the record is kept as it came");
@@ -112,7 +110,7 @@ class LostRedisEntryKafkaTest {
 
         // the partition goes on
         String next = "kafka-after-archived-" + UUID.randomUUID();
-        kafka.awaitSettled(vouchers, kafka.send(vouchers, 1, next, voucher(next, "holder", 1)));
+        vouchers.awaitSettled(kafka.send(vouchers.topic(), 1, next, voucher(next, "holder", 1)));
         assertEquals(1, db.vouchers(next));
     }
 
@@ -122,8 +120,7 @@ class LostRedisEntryKafkaTest {
      */
     private void deliveredAgainAfterLoss(Loss loss, Channel channel, String scope, String key, String value,
                                          LongSupplier rows) {
-        RecordMetadata first = kafka.send(channel, 0, key, value);
-        kafka.awaitSettled(channel, first);
+        channel.awaitSettled(kafka.send(channel.topic(), 0, key, value));
         assertEquals(1, rows.getAsLong());
         String redisKey = cache.key(scope, key);
         cache.awaitDone(redisKey);
@@ -131,12 +128,11 @@ class LostRedisEntryKafkaTest {
         assertFalse(cache.exists(redisKey), "Redis lost the key");
         double fromDb = counters.duplicatesFromDb(scope);
 
-        RecordMetadata again = kafka.send(channel, 1, key, value);
-        kafka.awaitSettled(channel, again);
+        channel.awaitSettled(kafka.send(channel.topic(), 1, key, value));
 
         assertEquals(1, rows.getAsLong(), "the second delivery changed nothing");
         assertEquals(1, counters.duplicatesFromDb(scope) - fromDb, "Postgres caught the duplicate");
-        assertEquals(List.of(), kafka.deadLetters(channel, key));
+        assertEquals(List.of(), channel.deadLetters(kafka, key));
         assertEquals(1, db.records(scope, key));
     }
 }

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.extension.it.Kafka.Channel;
-import dev.idem.extension.it.Kafka.Dead;
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.PipelineConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
@@ -19,7 +19,6 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,14 +95,13 @@ class MistakesTest {
         String broken = run + "-broken";
         String good = run + "-good";
         double retries = new Counters(registry).retries(channel.name());
-        try (Kafka kafka = new Kafka()) {
-            kafka.send(channel, 2, broken, posting(broken, "broken-" + run, 5));
-            RecordMetadata later = kafka.send(channel, 2, good, posting(good, "account-" + run, 5));
-            kafka.awaitSettled(channel, later);
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            kafka.send(channel.topic(), 2, broken, posting(broken, "broken-" + run, 5));
+            channel.awaitSettled(kafka.send(channel.topic(), 2, good, posting(good, "account-" + run, 5)));
 
             assertEquals(1, db.count("SELECT count(*) FROM ledger WHERE ref = $1", good), "the later record was applied");
             assertEquals(0, db.count("SELECT count(*) FROM ledger WHERE ref = $1", broken));
-            List<Dead> dead = kafka.deadLetters(channel, run);
+            List<ReadRecord> dead = channel.deadLetters(kafka, run);
             assertEquals(1, dead.size(), dead.toString());
             assertEquals(broken, dead.get(0).key());
             assertTrue(dead.get(0).reason().startsWith("WORK_FAILED"), dead.get(0).reason());

@@ -2,7 +2,9 @@ package org.acme;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.pipeline.KafkaTestClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
@@ -10,18 +12,10 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Against the real servers: PostgreSQL (giftcards_test), Redis and Kafka of ./idem services up. */
@@ -37,16 +31,26 @@ class GiftCardIssuesTest {
     @Inject
     MeterRegistry registry;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
+    /** The test kit's client of the service's broker (idem-quarkus-junit): sends, and reads a topic back. */
+    KafkaTestClient kafka;
+
+    @BeforeEach
+    void connect() {
+        kafka = new KafkaTestClient();
+    }
+
+    @AfterEach
+    void disconnect() {
+        kafka.close();
+    }
 
     @Test
-    void threeDeliveriesOfOneIssueMakeOneCard() throws Exception {
+    void threeDeliveriesOfOneIssueMakeOneCard() {
         String bizKey = "order-" + UUID.randomUUID();
         double duplicatesBefore = duplicates();
 
         for (int i = 0; i < 3; i++) {
-            send(bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":5000}");
+            kafka.send(TOPIC, null, bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":5000}");
         }
 
         await("two copies known by their key").atMost(PATIENCE).until(() -> duplicates() >= duplicatesBefore + 2);
@@ -54,30 +58,18 @@ class GiftCardIssuesTest {
     }
 
     @Test
-    void aRecordThatCannotBeReadGoesToTheDeadLetterTopic() throws Exception {
+    void aRecordThatCannotBeReadGoesToTheDeadLetterTopic() {
         String bizKey = "poison-" + UUID.randomUUID();
-        send(bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":\"lots\"}");
+        String value = "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":\"lots\"}";
+        kafka.send(TOPIC, null, bizKey, value);
 
-        try (KafkaConsumer<String, String> dlq = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, "test-" + bizKey,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                new StringDeserializer(), new StringDeserializer())) {
-            dlq.subscribe(List.of(TOPIC + "-dlq"));
-            List<String> keys = new ArrayList<>();
-            await("the record in " + TOPIC + "-dlq").atMost(PATIENCE).pollInSameThread().until(() -> {
-                dlq.poll(Duration.ofMillis(500)).forEach(record -> keys.add(record.key()));
-                return keys.contains(bizKey);
-            });
-        }
+        KafkaTestClient.ReadRecord dead = await("the record in " + TOPIC + "-dlq").atMost(PATIENCE)
+                .until(() -> kafka.readAll(TOPIC + "-dlq").stream()
+                        .filter(record -> bizKey.equals(record.key())).findFirst(), Optional::isPresent)
+                .get();
+        assertEquals(value, dead.value(), "kept as it came");
+        assertTrue(dead.reason().startsWith("POISON"), dead.reason());
         assertEquals(0, cards(bizKey));
-    }
-
-    private void send(String key, String value) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
-            producer.send(new ProducerRecord<>(TOPIC, key, value)).get();
-        }
     }
 
     private long cards(String bizKey) {
