@@ -75,11 +75,6 @@ final class InMemoryDedupCache implements DedupCache {
         return new ArrayList<>(preChecked);
     }
 
-    public synchronized Uni<PreCheck> preCheck(IdemRequest request) {
-        preChecked.add(request);
-        return Uni.createFrom().item(answerFor(request));
-    }
-
     @Override
     public synchronized Uni<List<PreCheck>> preCheckAll(List<IdemRequest> requests) {
         preChecked.addAll(requests);
@@ -117,14 +112,13 @@ final class InMemoryDedupCache implements DedupCache {
         }
     }
 
-    public synchronized Uni<Void> markDone(IdemRequest request, String result) {
+    private void markDone(IdemRequest request, String result) {
         marked.add(new Marked(request, result, committed.test(request)));
         if (!down) {
             String key = DedupStore.batchKey(request);
             values.put(key, new PreCheck.Done(request.fingerprint(), JsonText.decode(result)));
             written(request, key);
         }
-        return Uni.createFrom().voidItem();
     }
 
     @Override

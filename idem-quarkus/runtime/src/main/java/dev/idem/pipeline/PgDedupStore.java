@@ -19,8 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.io.IOException;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
