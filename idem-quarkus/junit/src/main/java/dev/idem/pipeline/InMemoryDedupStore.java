@@ -8,7 +8,6 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -38,7 +37,7 @@ import java.util.function.Predicate;
  * <p>Every operation answers synchronously at subscription; the SQL handles are placeholders that
  * fail, saying why, if anything but this store uses them: it runs no SQL.
  */
-final class InMemoryDedupStore implements DedupStore, DedupRecords {
+final class InMemoryDedupStore implements DedupStore {
 
     /** The transaction id of rows that another process wrote. */
     static final long ANOTHER = 0;
@@ -117,7 +116,6 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
     private final List<Tx> transactions = new ArrayList<>();
     /** Transactions by the client under their handle, so that a work's watched handle finds its own. */
     private final Map<Object, Tx> byHandle = new IdentityHashMap<>();
-    private final SqlClient outside = new SqlClient(placeholder(io.vertx.sqlclient.SqlClient.class, "outside"));
     private long lastId;
 
     // hooks
@@ -387,30 +385,10 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
             Map<String, DedupRecord> found = new HashMap<>();
             for (IdemRequest request : requests) {
                 String key = DedupStore.batchKey(request);
-                if (t != null) {
-                    t.touched.add(key);
-                }
-                visible(t, key).ifPresent(stored -> found.put(key, stored.record()));
+                t.touched.add(key);
+                t.visible(key).ifPresent(stored -> found.put(key, stored.record()));
             }
             return found;
-        });
-    }
-
-    @Override
-    public Uni<Optional<DedupRecord>> find(String scope, String key) {
-        return statement(outside, t -> visible(null, DedupStore.batchKey(scope, key)).map(Stored::record));
-    }
-
-    @Override
-    public Uni<Boolean> forget(String scope, String key) {
-        String batchKey = DedupStore.batchKey(scope, key);
-        return statement(outside, t -> {
-            Stored stored = committed.get(batchKey);
-            if (stored == null || stored.record().status() != DedupRecord.Status.DONE) {
-                return false;
-            }
-            committed.remove(batchKey);
-            return true;
         });
     }
 
@@ -426,7 +404,7 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
                         r.attempts() + 1, now.plus(Duration.ofMinutes(1)), r.createdAt(), now, r.expiresAt()),
                         other.payload(), other.lastError(), ANOTHER));
             }
-            Optional<Stored> current = visible(t, key);
+            Optional<Stored> current = t.visible(key);
             if (current.isEmpty()) {
                 return Optional.empty();
             }
@@ -437,7 +415,7 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
             }
             DedupRecord taken = new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
                     r.attempts() + 1, until, r.createdAt(), now, r.expiresAt());
-            put(t, key, current.get().change(checked(taken), current.get().payload(), current.get().lastError(), idOf(t)));
+            t.staged.put(key, current.get().change(checked(taken), current.get().payload(), current.get().lastError(), t.id));
             return Optional.of(new Lease(request, current.get().payload(), until, taken.attempts()));
         });
     }
@@ -453,7 +431,7 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
             DedupRecord r = current.get().record();
             DedupRecord done = new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE, result,
                     r.attempts(), null, r.createdAt(), now, r.expiresAt());
-            put(t, key, current.get().change(checked(done), null, current.get().lastError(), idOf(t)));
+            t.staged.put(key, current.get().change(checked(done), null, current.get().lastError(), t.id));
             return true;
         });
     }
@@ -470,57 +448,8 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
             DedupRecord released = new DedupRecord(r.scope(), r.key(), r.fingerprint(),
                     retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING, r.result(),
                     r.attempts(), retryAt, r.createdAt(), now, r.expiresAt());
-            put(t, key, current.get().change(checked(released), current.get().payload(), error, idOf(t)));
+            t.staged.put(key, current.get().change(checked(released), current.get().payload(), error, t.id));
             return true;
-        });
-    }
-
-    @Override
-    public Uni<Optional<DedupRecord>> reopen(String scope, String key, Instant now) {
-        String batchKey = DedupStore.batchKey(scope, key);
-        return statement(outside, t -> {
-            Stored stored = committed.get(batchKey);
-            if (stored == null || stored.payload() == null || stored.record().status() != DedupRecord.Status.FAILED) {
-                return Optional.empty();
-            }
-            DedupRecord r = stored.record();
-            DedupRecord reopened = new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.PROCESSING,
-                    r.result(), 0, now.minusNanos(1_000), r.createdAt(), now, r.expiresAt());
-            committed.put(batchKey, stored.change(checked(reopened), stored.payload(), stored.lastError(), ANOTHER));
-            return Optional.of(reopened);
-        });
-    }
-
-    @Override
-    public Uni<List<DedupRecord>> hanging(Instant now, int limit) {
-        return statement(outside, t -> committed.values().stream()
-                .filter(s -> s.payload() != null && s.record().status() == DedupRecord.Status.PROCESSING
-                        && s.record().leaseUntil().isBefore(now))
-                .map(Stored::record)
-                .sorted(Comparator.comparing(DedupRecord::leaseUntil))
-                .limit(limit)
-                .toList());
-    }
-
-    @Override
-    public Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples) {
-        return statement(outside, t -> {
-            List<String> hanging = new ArrayList<>();
-            List<String> failed = new ArrayList<>();
-            for (Stored s : committed.values()) {
-                DedupRecord r = s.record();
-                if (s.payload() == null || r.createdAt().isBefore(since)) {
-                    continue;
-                }
-                if (r.status() == DedupRecord.Status.FAILED) {
-                    failed.add(r.scope() + ':' + r.key());
-                } else if (r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil().isBefore(now)) {
-                    hanging.add(r.scope() + ':' + r.key());
-                }
-            }
-            return List.of(
-                    new DedupAdmin.Finding(DedupAdmin.HANGING, hanging.size(), hanging.stream().limit(samples).toList()),
-                    new DedupAdmin.Finding(DedupAdmin.FAILED, failed.size(), failed.stream().limit(samples).toList()));
         });
     }
 
@@ -536,28 +465,24 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
     // --- internals -----------------------------------------------------------------------------
 
     /**
-     * One statement on {@code on} (a transaction's handle, or the store's own handle for one that
-     * commits alone), run when the Uni is subscribed. The statement function gets the transaction,
-     * or null outside one.
+     * One statement in the transaction whose handle is {@code on}, run when the Uni is subscribed:
+     * every statement of the protocols runs in one of {@link #transaction}'s.
      */
     private <T> Uni<T> statement(SqlClient on, Function<Tx, T> body) {
         return Uni.createFrom().deferred(() -> {
             synchronized (this) {
-                Tx tx = null;
-                if (on != outside) {
-                    tx = byHandle.get(WatchedConnection.core(on));
-                    WatchedConnection.count(on);
-                    if (tx == null) {
-                        throw new IllegalArgumentException(on + " is not a connection this store gave a work: pass "
-                                + "the connection the work received");
-                    }
-                    if (tx.ending != Ending.OPEN) {
-                        throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
-                    }
-                    if (tx.aborted != null) {
-                        throw new StatementFailed("current transaction is aborted, commands ignored until end of "
-                                + "transaction block");
-                    }
+                Tx tx = byHandle.get(WatchedConnection.core(on));
+                WatchedConnection.count(on);
+                if (tx == null) {
+                    throw new IllegalArgumentException(on + " is not a connection this store gave a work: pass "
+                            + "the connection the work received");
+                }
+                if (tx.ending != Ending.OPEN) {
+                    throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
+                }
+                if (tx.aborted != null) {
+                    throw new StatementFailed("current transaction is aborted, commands ignored until end of "
+                            + "transaction block");
                 }
                 if (down) {
                     throw new Outage("connection refused");
@@ -565,9 +490,7 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
                 try {
                     return Uni.createFrom().item(body.apply(tx));
                 } catch (RuntimeException failure) {
-                    if (tx != null) {
-                        tx.aborted = failure;
-                    }
+                    tx.aborted = failure;
                     throw failure;
                 }
             }
@@ -591,25 +514,9 @@ final class InMemoryDedupStore implements DedupStore, DedupRecords {
         return times != null;
     }
 
-    private Optional<Stored> visible(Tx tx, String key) {
-        return tx != null ? tx.visible(key) : Optional.ofNullable(committed.get(key));
-    }
-
-    private void put(Tx tx, String key, Stored stored) {
-        if (tx != null) {
-            tx.staged.put(key, stored);
-        } else {
-            committed.put(key, stored);
-        }
-    }
-
-    private long idOf(Tx tx) {
-        return tx == null ? ANOTHER : tx.id;
-    }
-
     /** The record while {@code held} still is its hold: the compare-and-set of every write after a claim. */
     private Optional<Stored> holding(Tx tx, String key, Lease held) {
-        return visible(tx, key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
+        return tx.visible(key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
                 && s.record().attempts() == held.attempt()
                 && s.record().leaseUntil().equals(held.until()));
     }

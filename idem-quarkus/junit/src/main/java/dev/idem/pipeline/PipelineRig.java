@@ -33,7 +33,6 @@ final class PipelineRig {
     final TwoPhase twoPhase;
     final Map<String, TwoPhaseWork> twoPhaseWorks = new ConcurrentHashMap<>();
     final IdempotencyPipeline pipeline;
-    final HangingRecords hanging;
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 
     PipelineRig() {
@@ -48,7 +47,6 @@ final class PipelineRig {
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
         twoPhase = new TwoPhase(protocol, store, config, metrics, clock, handlers);
         pipeline = new IdempotencyPipeline(groups, new Alone(protocol), new PollRounds(protocol), twoPhase, store, config);
-        hanging = new HangingRecords(twoPhase, store, config, clock);
     }
 
     /** Properties with {@code more} added. */

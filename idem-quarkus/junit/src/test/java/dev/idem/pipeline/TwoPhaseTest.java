@@ -17,7 +17,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +24,11 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two-phase deliveries ({@link IdempotencyPipeline#executeTwoPhase}) and recovery: the claim under a
- * lease, the effect, the confirmation by compare-and-set, and what happens to a record whose holder
- * hung, failed or lost its lease.
+ * Two-phase deliveries ({@link IdempotencyPipeline#executeTwoPhase}): the claim under a lease, the
+ * effect, the confirmation by compare-and-set, and what a later copy does with a record whose holder
+ * hung, failed or lost its lease. The recovery job and an operator's re-drive find their records
+ * with queries of their own, so they are tested on Postgres: the integration tests'
+ * {@code RecoveryRaceTest}, the service's {@code ExternalIssuerTwoPhaseTest}.
  */
 class TwoPhaseTest {
 
@@ -241,72 +242,6 @@ class TwoPhaseTest {
         assertEquals(InMemoryDedupStore.ANOTHER, stored.changedIn());
         assertEquals(1, provider.performed.size());
         assertEquals(0.0, rig.count("idem.dedup.takeovers"));
-    }
-
-    @Test
-    void recoveryTakesOverAHangingRecordAndCompletesIt() {
-        PipelineRig rig = new PipelineRig(PAYOUTS);
-        Provider provider = provider(rig);
-        provider.next(() -> Uni.createFrom().completionStage(new CompletableFuture<>()));
-        rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
-
-        assertEquals(new DedupAdmin.RedriveReport(0, 0, 0, 0), await(rig.hanging.redriveHanging()));
-        rig.clock.advance(Duration.ofSeconds(31));
-        assertEquals(new DedupAdmin.RedriveReport(1, 1, 1, 0), await(rig.hanging.redriveHanging()));
-
-        Stored stored = rig.store.committed(payout).orElseThrow();
-        assertEquals(DedupRecord.Status.DONE, stored.record().status());
-        assertEquals(paid, stored.record().result());
-        assertEquals(2, provider.performed.size());
-        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.store.rows());
-        assertEquals(new Outcome.Duplicate(Layer.REDIS, paid), await(rig.pipeline.executeTwoPhase(payout, payload)));
-    }
-
-    @Test
-    void recoveryRacingAnotherProcessForTheSameRecordLeavesItToThatProcess() {
-        PipelineRig rig = new PipelineRig(PAYOUTS);
-        Provider provider = provider(rig);
-        provider.next(() -> Uni.createFrom().completionStage(new CompletableFuture<>()));
-        rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
-        rig.clock.advance(Duration.ofSeconds(31));
-        rig.store.takenOverFirstByAnother("payouts", "p-1");
-
-        assertEquals(new DedupAdmin.RedriveReport(1, 0, 0, 0), await(rig.hanging.redriveHanging()));
-        assertEquals(1, provider.performed.size());
-        assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(payout).orElseThrow().changedIn());
-    }
-
-    @Test
-    void recoveryGivesUpOnAHangingRecordThatHadAllItsAttempts() {
-        PipelineRig rig = new PipelineRig(PipelineRig.with(PAYOUTS, "idem.pipeline.max-attempts", "1"));
-        Provider provider = provider(rig);
-        provider.next(() -> Uni.createFrom().completionStage(new CompletableFuture<>()));
-        rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
-        rig.clock.advance(Duration.ofSeconds(31));
-
-        assertEquals(new DedupAdmin.RedriveReport(1, 0, 0, 1), await(rig.hanging.redriveHanging()));
-        assertEquals(DedupRecord.Status.FAILED, rig.store.committed(payout).orElseThrow().record().status());
-        assertEquals(1, provider.performed.size());
-    }
-
-    @Test
-    void aFailedRecordRedrivenByAnOperatorRunsAgainWithAllItsAttemptsAndIsDoneOnce() {
-        PipelineRig rig = new PipelineRig(PipelineRig.with(PAYOUTS, "idem.pipeline.max-attempts", "1"));
-        Provider provider = provider(rig);
-        provider.next(() -> Uni.createFrom().failure(new IllegalStateException("provider down")));
-        assertEquals(Outcomes.failedForGood(), await(rig.pipeline.executeTwoPhase(payout, payload)));
-        assertEquals(Optional.empty(), await(rig.hanging.redriveFailed("payouts", "unknown")));
-
-        assertEquals(Optional.of(Resumption.DONE), await(rig.hanging.redriveFailed("payouts", "p-1")));
-
-        Stored stored = rig.store.committed(payout).orElseThrow();
-        assertEquals(DedupRecord.Status.DONE, stored.record().status());
-        assertEquals(1, stored.record().attempts());
-        assertEquals(2, provider.performed.size());
-        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.store.rows());
-        // DONE now: a second re-drive finds nothing FAILED and runs nothing
-        assertEquals(Optional.empty(), await(rig.hanging.redriveFailed("payouts", "p-1")));
-        assertEquals(2, provider.performed.size());
     }
 
     private Provider provider(PipelineRig rig) {
