@@ -405,9 +405,7 @@ SQL
 # (OrderRepository.PAY, OutboxRepository.APPEND, DedupStore.RECORD: the record written once,
 # DONE, as the last statement), on
 # scratch copies of the three tables (same columns, constraints and indexes), each transaction
-# paying its own fresh WAIT_PAY order. A second run adds a statement-level NOTIFY trigger on the
-# outbox, the relay's wake-up before migration V6, to show what it cost (Postgres serialises
-# the commits of notifying transactions).
+# paying its own fresh WAIT_PAY order.
 PGBENCH_TPS=""
 PGBENCH_LAT=""
 PGBENCH_TX=""
@@ -429,8 +427,8 @@ pgbench_limit() {
   local clients=8 seconds=$BENCH_PGBENCH_SECONDS per_run per_client campaign="" tps lat transactions paid
   local i runs=() median
   per_run=$((seconds * 1500 + 1000))
-  # three measured runs and the NOTIFY run, each on orders of its own
-  per_client=$((4 * per_run))
+  # three measured runs, each on orders of its own
+  per_client=$((3 * per_run))
   PGBENCH_SCHEMA=idem_bench_pgbench
   log "pgbench: scratch schema $PGBENCH_SCHEMA with $((clients * per_client)) WAIT_PAY orders"
   scratch_tables dedup_record orders outbox_event || return 1
@@ -481,25 +479,11 @@ SQL
   paid="$(psql_idem -c "SELECT count(*) FROM $PGBENCH_SCHEMA.orders WHERE status = 'PAID'")"
   log "pgbench: $tps TPS, the median of $(printf '%s\n' "${runs[@]}" | cut -d' ' -f1 | paste -sd' ') ($paid orders paid, latency avg ${lat:-?} ms)"
 
-  log "pgbench: the same with an outbox NOTIFY trigger, as before migration V6 (for comparison only)"
-  psql_idem >/dev/null <<SQL || return 1
-CREATE FUNCTION $PGBENCH_SCHEMA.outbox_event_notify() RETURNS trigger LANGUAGE plpgsql AS \$\$
-BEGIN
-    PERFORM pg_notify('${PGBENCH_SCHEMA}_outbox_event', '');
-    RETURN NULL;
-END;
-\$\$;
-CREATE TRIGGER outbox_event_inserted AFTER INSERT ON $PGBENCH_SCHEMA.outbox_event
-    FOR EACH STATEMENT EXECUTE FUNCTION $PGBENCH_SCHEMA.outbox_event_notify();
-SQL
-  PGBENCH_TPS=""
-  pgbench_once "$OUT/pgbench-callback.sql" $clients $((3 * per_run)) "$OUT/pgbench-notify.out" || true
-  log "pgbench with NOTIFY: ${PGBENCH_TPS:-?} TPS"
   drop_scratch
-  printf '{"tps": %s, "tpsRuns": [%s], "latencyAvgMs": %s, "clients": %s, "threads": 2, "seconds": %s, "transactions": %s, "paidOrders": %s, "synchronousCommit": "%s", "tpsWithNotify": %s, "latencyAvgMsWithNotify": %s}\n' \
+  printf '{"tps": %s, "tpsRuns": [%s], "latencyAvgMs": %s, "clients": %s, "threads": 2, "seconds": %s, "transactions": %s, "paidOrders": %s, "synchronousCommit": "%s"}\n' \
     "$tps" "$(printf '%s\n' "${runs[@]}" | cut -d' ' -f1 | paste -sd,)" "${lat:-null}" "$clients" "$seconds" \
     "${transactions:-null}" "$paid" \
-    "$(psql_idem -c 'SHOW synchronous_commit')" "${PGBENCH_TPS:-null}" "${PGBENCH_LAT:-null}" >"$OUT/pgbench.json"
+    "$(psql_idem -c 'SHOW synchronous_commit')" >"$OUT/pgbench.json"
 }
 
 # grants_script <with|without> <poll>: one poll of grants as the consumer sends it, on keys of the

@@ -149,9 +149,7 @@ final class Report {
         row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",
                 null, null, pg == null ? null : "-c " + pg.getValue("clients") + " -j " + pg.getValue("threads")
                         + " -M prepared -T " + pg.getValue("seconds"),
-                pg == null ? "" : "median of " + list(pg.getJsonArray("tpsRuns")) + " TPS; latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms; the same with an"
-                        + " outbox NOTIFY trigger (the design before V6) " + fmt(pg.getDouble("tpsWithNotify"), 0)
-                        + " TPS (for comparison)");
+                pg == null ? "" : "median of " + list(pg.getJsonArray("tpsRuns")) + " TPS; latency avg " + fmt(pg.getDouble("latencyAvgMs"), 2) + " ms");
         JsonObject grants = obj(all, "pgbench-grants");
         row("pgbench: a poll of grants in one transaction, with the dedup SQL / without",
                 grants == null ? null : fmt(grants.getDouble("withPerSecond"), 0) + "/s / "
