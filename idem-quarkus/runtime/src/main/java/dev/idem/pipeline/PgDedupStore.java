@@ -39,6 +39,12 @@ class PgDedupStore implements DedupStore {
     /** NOT NULL and CHECK: the delivery's own data breaks them, whatever else is in the database. */
     private static final Set<String> DATA_CONSTRAINTS = Set.of("23502", "23514");
     private static final Set<String> SERVER_FAILURES = Set.of("08", "53", "57", "58", "XX");
+    /**
+     * A read-only transaction refused a write: the connection reached a standby, or a primary that
+     * was demoted under it (a failover); every delivery would meet it until connections lead to the
+     * new primary.
+     */
+    private static final String READ_ONLY = "25006";
 
     /**
      * A two-phase claim: the record commits alone, PROCESSING under a lease, and carries its
@@ -237,7 +243,8 @@ class PgDedupStore implements DedupStore {
     public Failure classify(Throwable failure) {
         if (failure instanceof PgException pg) {
             String state = pg.getSqlState();
-            if (state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2))) {
+            if (state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2))
+                    || READ_ONLY.equals(state)) {
                 return Failure.UNAVAILABLE;
             }
             return state.startsWith("22") || DATA_CONSTRAINTS.contains(state) ? Failure.INVALID_DATA
