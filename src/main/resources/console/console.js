@@ -13,6 +13,7 @@ const CHECKS = {
   ordersWithSeveralCoupons: 'Orders with more than one coupon',
   hangingDedupRecords: 'Hanging two-phase records',
   failedDedupRecords: 'FAILED two-phase records',
+  doneMarksWithoutRecord: 'Answered DONE, record lost (a failover?)',
   unresolvedAnomalies: 'Unresolved payment anomalies',
   staleOutboxEvents: 'Outbox events not published in time',
 };

@@ -66,6 +66,7 @@ public class Reconciliation {
         }
         labels.add(DedupAdmin.HANGING);
         labels.add(DedupAdmin.FAILED);
+        labels.add(DedupAdmin.MARKS_WITHOUT_RECORD);
         for (String label : labels) {
             AtomicLong value = new AtomicLong();
             gauges.put(label, value);
@@ -98,8 +99,9 @@ public class Reconciliation {
 
     /**
      * Re-publishes the grants of paid orders without a coupon (after forgetting the grant's DONE
-     * record, which vouched for a coupon that is gone) and re-drives hanging records. Idempotent:
-     * the coupons' unique source key and the pipeline stop any double.
+     * record, which vouched for a coupon that is gone), re-drives hanging records, and drops the
+     * DONE marks whose record was lost, so that the payment's next notification is applied.
+     * Idempotent: the coupons' unique source key and the pipeline stop any double.
      */
     public Uni<JsonObject> repair() {
         Uni<Integer> regranted = checks.run(pool, Check.PAID_ORDERS_WITHOUT_COUPON, cutoff(), Instant.EPOCH,
@@ -108,9 +110,11 @@ public class Reconciliation {
                         .onItem().transformToUniAndConcatenate(this::regrant)
                         .collect().asList())
                 .map(List::size);
-        return regranted.chain(count -> dedup.redriveHanging().map(redrive -> new JsonObject()
-                .put("grantsRepublished", count)
-                .put("redrive", redrive.toJson())));
+        return regranted.chain(count -> dedup.redriveHanging().chain(redrive -> dedup.dropMarksWithoutRecord()
+                .map(dropped -> new JsonObject()
+                        .put("grantsRepublished", count)
+                        .put("redrive", redrive.toJson())
+                        .put("marksDropped", dropped))));
     }
 
     private Uni<String> regrant(String orderId) {

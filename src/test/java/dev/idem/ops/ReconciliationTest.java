@@ -5,7 +5,12 @@ import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasItems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.idem.coupons.CouponService;
+import dev.idem.coupons.PaidOrderCampaign;
+import dev.idem.payments.PaymentService;
+import dev.idem.pipeline.DedupAdmin;
 import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.testing.Http;
 import dev.idem.testing.Db;
 import dev.idem.testing.Storm;
 import dev.idem.testing.Topics;
@@ -13,6 +18,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
+import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -86,5 +92,52 @@ class ReconciliationTest {
             assertEquals(1, db.count("SELECT count(*) FROM coupons WHERE source_key = $1", "paid:" + order), order);
         }
         assertEquals(true, report(since).getBoolean("healthy"));
+    }
+
+    /**
+     * What a failover to a standby that had not received the commits leaves behind: the payment was
+     * answered SUCCESS (the gateway stops notifying), its grant was published and applied, and then
+     * both transactions are gone from the database while Redis still says DONE for their keys. A
+     * later notification would be answered as a duplicate from Redis and the order stay unpaid:
+     * the report shows both marks, and repair drops them, so that the next notification applies the
+     * payment, once, with one coupon.
+     */
+    @Test
+    void aCommitLostAfterItsAnswerIsFoundByItsDoneMarkAndAppliedAgainAfterRepair() {
+        Db db = new Db(pool);
+        Storm storm = new Storm(db).createOrders(1);
+        storm.deliver(1, 1, null);
+        storm.assertOneCouponPerOrder();
+        String order = storm.orderIds.get(0);
+        String paymentMark = PaymentService.SCOPE + ":" + storm.dedupKeys()[0];
+        String grantMark = CouponService.SCOPE + ":" + PaidOrderCampaign.bizKey(order);
+        long before = report(Instant.EPOCH).getLong("checks." + DedupAdmin.MARKS_WITHOUT_RECORD + ".count");
+
+        db.count("""
+                WITH c AS (DELETE FROM coupons WHERE source_key = $1 RETURNING 1),
+                     e AS (DELETE FROM outbox_event WHERE event_key = $1 RETURNING 1),
+                     r AS (DELETE FROM dedup_record WHERE (scope = $2 AND key = $1) OR (scope = $3 AND key = $4) RETURNING 1),
+                     o AS (UPDATE orders SET status = 'WAIT_PAY', trade_no = NULL, paid_at = NULL, campaign = NULL WHERE id = $5 RETURNING 1)
+                SELECT (SELECT count(*) FROM c) + (SELECT count(*) FROM e) + (SELECT count(*) FROM r) + (SELECT count(*) FROM o)""",
+                PaidOrderCampaign.bizKey(order), CouponService.SCOPE, PaymentService.SCOPE, storm.dedupKeys()[0], order);
+
+        JsonPath lost = report(Instant.EPOCH);
+        assertEquals(false, lost.getBoolean("healthy"));
+        assertEquals(before + 2, lost.getLong("checks." + DedupAdmin.MARKS_WITHOUT_RECORD + ".count"), lost.prettify());
+        org.hamcrest.MatcherAssert.assertThat(lost.getList("checks." + DedupAdmin.MARKS_WITHOUT_RECORD + ".samples",
+                String.class), hasItems(paymentMark, grantMark));
+        // the harm the check is for: the mark answers the gateway's next notification as a duplicate
+        Http.Answer masked = storm.deliverOnce().get(0);
+        assertEquals(true, new JsonObject(masked.body()).getBoolean("duplicate"), masked.body());
+        assertEquals(0, db.count("SELECT count(*) FROM orders WHERE id = $1 AND status = 'PAID'", order));
+
+        given().header("X-Admin-Token", AdminTest.TOKEN).post("/admin/reconciliation/repair").then()
+                .statusCode(200).body("marksDropped", greaterThanOrEqualTo(2));
+        assertEquals(before, report(Instant.EPOCH).getLong("checks." + DedupAdmin.MARKS_WITHOUT_RECORD + ".count"));
+
+        Http.Answer applied = storm.deliverOnce().get(0);
+        assertEquals(false, new JsonObject(applied.body()).getBoolean("duplicate", false), applied.body());
+        storm.assertPaidExactlyOnce();
+        storm.assertOneCouponPerOrder();
     }
 }

@@ -145,6 +145,20 @@ final class InMemoryDedupCache implements DedupCache {
     }
 
     @Override
+    public synchronized Uni<List<Mark>> doneMarks(int limit) {
+        if (down) {
+            return Uni.createFrom().failure(new IllegalStateException("the cache is down"));
+        }
+        List.copyOf(values.keySet()).forEach(this::expire);
+        return Uni.createFrom().item(values.entrySet().stream()
+                .filter(e -> e.getValue() instanceof PreCheck.Done)
+                .limit(limit)
+                .map(e -> new Mark(e.getKey().substring(0, e.getKey().indexOf('\n')),
+                        e.getKey().substring(e.getKey().indexOf('\n') + 1)))
+                .toList());
+    }
+
+    @Override
     public synchronized Uni<Void> forget(String scope, String key) {
         values.remove(DedupStore.batchKey(scope, key));
         expiries.remove(DedupStore.batchKey(scope, key));

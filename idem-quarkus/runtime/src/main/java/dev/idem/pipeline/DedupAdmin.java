@@ -1,14 +1,17 @@
 package dev.idem.pipeline;
 
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jboss.logging.Logger;
 
 /**
  * What operators do with dedup records, for a service's admin endpoints and reconciliation: take
@@ -19,6 +22,9 @@ import java.util.function.Function;
 @ApplicationScoped
 public class DedupAdmin {
 
+    private static final Logger LOG = Logger.getLogger(DedupAdmin.class);
+    private static final int MARK_BATCH = 1_000;
+
     /** The scheduler identities of the recovery and archiving jobs, to pause or resume them. */
     public static final String RECOVERY_JOB = "dedup-recovery";
     public static final String ARCHIVE_JOB = "dedup-archive";
@@ -26,6 +32,8 @@ public class DedupAdmin {
     /** Reconciliation's names for the unfinished two-phase records. */
     public static final String HANGING = "hangingDedupRecords";
     public static final String FAILED = "failedDedupRecords";
+    /** Reconciliation's name for the keys that Redis holds as DONE and Postgres has no record of. */
+    public static final String MARKS_WITHOUT_RECORD = "doneMarksWithoutRecord";
 
     /** One reconciliation check: how many offenders, and a few of them ({@code scope:key}). */
     public record Finding(String check, long count, List<String> samples) {}
@@ -63,13 +71,16 @@ public class DedupAdmin {
     private final DedupArchive archive;
     private final DedupRecords records;
     private final DedupCache cache;
+    private final PipelineConfig config;
     private final Clock clock;
 
-    DedupAdmin(HangingRecords hanging, DedupArchive archive, DedupRecords records, DedupCache cache, Clock clock) {
+    DedupAdmin(HangingRecords hanging, DedupArchive archive, DedupRecords records, DedupCache cache,
+               PipelineConfig config, Clock clock) {
         this.hanging = hanging;
         this.archive = archive;
         this.records = records;
         this.cache = cache;
+        this.config = config;
         this.clock = clock;
     }
 
@@ -106,9 +117,42 @@ public class DedupAdmin {
         return archive.inBatches(batch);
     }
 
-    /** Unfinished two-phase records written since {@code since}: {@link #HANGING}, then {@link #FAILED}. */
+    /**
+     * Unfinished two-phase records written since {@code since}: {@link #HANGING}, then
+     * {@link #FAILED}; then {@link #MARKS_WITHOUT_RECORD}, whatever their age: payments answered
+     * SUCCESS whose change the database no longer has, and whose next delivery the mark would answer
+     * as a duplicate (nothing is counted there while Redis cannot be read).
+     */
     public Uni<List<Finding>> findings(Instant since, int samples) {
-        return records.unfinished(since, clock.instant(), samples);
+        return records.unfinished(since, clock.instant(), samples).chain(unfinished -> marksWithoutRecord()
+                .map(marks -> {
+                    List<Finding> all = new ArrayList<>(unfinished);
+                    all.add(new Finding(MARKS_WITHOUT_RECORD, marks.size(),
+                            marks.stream().limit(samples).map(m -> m.scope() + ":" + m.key()).toList()));
+                    return all;
+                }));
+    }
+
+    /**
+     * Drops the DONE marks whose record is gone, so that the next delivery of such a key (the
+     * gateway's, an active query's) is applied rather than answered as a duplicate; answers how many.
+     */
+    public Uni<Integer> dropMarksWithoutRecord() {
+        return marksWithoutRecord().chain(marks -> Multi.createFrom().iterable(marks)
+                .onItem().transformToUniAndConcatenate(mark -> cache.forget(mark.scope(), mark.key()))
+                .collect().asList()
+                .map(dropped -> marks.size()));
+    }
+
+    private Uni<List<DedupCache.Mark>> marksWithoutRecord() {
+        return cache.doneMarks(config.markScanLimit())
+                .onFailure().invoke(failure -> LOG.warnf("DONE marks not read from the cache: %s", failure.toString()))
+                .onFailure().recoverWithItem(List.of())
+                .onItem().transformToMulti(marks -> Multi.createFrom().iterable(marks))
+                .group().intoLists().of(MARK_BATCH)
+                .onItem().transformToUniAndConcatenate(records::withoutRecord)
+                .onItem().transformToIterable(missing -> missing)
+                .collect().asList();
     }
 
     /**

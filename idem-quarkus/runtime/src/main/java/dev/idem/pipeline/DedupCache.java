@@ -49,4 +49,15 @@ interface DedupCache {
 
     /** Drops whatever the cache holds for a key. */
     Uni<Void> forget(String scope, String key);
+
+    /** A key the cache holds as DONE. */
+    record Mark(String scope, String key) {}
+
+    /**
+     * Up to {@code limit} of the keys the cache holds as DONE, for reconciliation to hold against
+     * the store: a DONE mark is written only after its record committed, so a mark without a record
+     * is a commit that was acknowledged and then lost (a failover to a standby that had not
+     * received it). Fails when the cache cannot be read.
+     */
+    Uni<List<Mark>> doneMarks(int limit);
 }

@@ -29,6 +29,9 @@ interface DedupRecords {
      */
     Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples);
 
+    /** Those of {@code marks} whose key has no record. */
+    Uni<List<DedupCache.Mark>> withoutRecord(List<DedupCache.Mark> marks);
+
     /** One key's record, for its trail. */
     Uni<Optional<DedupRecord>> find(String scope, String key);
 

@@ -48,6 +48,11 @@ class PgDedupRecords implements DedupRecords {
               AND (d.status = 'FAILED' OR (d.status = 'PROCESSING' AND d.lease_until < $2))
             GROUP BY d.status""";
 
+    /** Marks live shorter than records stay hot (the TTLs are under the retention): no archive to look in. */
+    private static final String WITHOUT_RECORD = """
+            SELECT m.scope, m.key FROM unnest($1::text[], $2::text[]) AS m(scope, key)
+            WHERE NOT EXISTS (SELECT 1 FROM dedup_record d WHERE d.scope = m.scope AND d.key = m.key)""";
+
     private final Pool pool;
 
     PgDedupRecords(Pool pool) {
@@ -58,6 +63,21 @@ class PgDedupRecords implements DedupRecords {
     public Uni<Optional<DedupRecord>> find(String scope, String key) {
         return pool.preparedQuery(FIND).execute(Tuple.of(scope, key))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toRecord(rows.iterator().next())));
+    }
+
+    @Override
+    public Uni<List<DedupCache.Mark>> withoutRecord(List<DedupCache.Mark> marks) {
+        if (marks.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        return pool.preparedQuery(WITHOUT_RECORD).execute(Tuple.tuple()
+                        .addArrayOfString(marks.stream().map(DedupCache.Mark::scope).toArray(String[]::new))
+                        .addArrayOfString(marks.stream().map(DedupCache.Mark::key).toArray(String[]::new)))
+                .map(rows -> {
+                    List<DedupCache.Mark> missing = new ArrayList<>();
+                    rows.forEach(row -> missing.add(new DedupCache.Mark(row.getString("scope"), row.getString("key"))));
+                    return missing;
+                });
     }
 
     @Override

@@ -101,6 +101,14 @@ public interface PipelineConfig {
     @WithDefault("4")
     int recoveryConcurrency();
 
+    /**
+     * Keys of the cache read per reconciliation for DONE marks without a record (a commit
+     * acknowledged and then lost, as in a failover to a standby that had not received it). Past
+     * this many, the check sees a part of the cache.
+     */
+    @WithDefault("100000")
+    int markScanLimit();
+
     /** Moving records past their retention out of the hot table. */
     Archive archive();
 

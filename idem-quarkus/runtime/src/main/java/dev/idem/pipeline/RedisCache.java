@@ -1,6 +1,7 @@
 package dev.idem.pipeline;
 
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.redis.datasource.keys.KeyScanArgs;
 import io.quarkus.redis.datasource.value.ReactiveValueCommands;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
@@ -33,6 +34,7 @@ class RedisCache implements DedupCache {
 
     static final String PROCESSING = "PROCESSING";
     private static final String DONE = "DONE ";
+    private static final int SCAN_BATCH = 1_000;
 
     /*
      * The batch forms run as scripts: Redis executes the very commands of the single forms, and
@@ -256,6 +258,30 @@ class RedisCache implements DedupCache {
 
     private long ttlMillis(IdemRequest request) {
         return config.redisTtl(request.scope()).toMillis();
+    }
+
+    /**
+     * SCAN over the pipeline's prefix, then the values of each batch of keys. On a Redis Cluster
+     * the client scans one node: the check then sees that node's keys only.
+     */
+    @Override
+    public Uni<List<Mark>> doneMarks(int limit) {
+        String prefix = config.redisPrefix() + ":";
+        return redis.key(String.class).scan(new KeyScanArgs().match(prefix + "*").count(SCAN_BATCH)).toMulti()
+                .select().first(limit)
+                .group().intoLists().of(SCAN_BATCH)
+                .onItem().transformToUniAndConcatenate(keys -> values.mget(keys.toArray(String[]::new)))
+                .onItem().transformToIterable(found -> found.entrySet().stream()
+                        .filter(e -> e.getValue() != null && e.getValue().startsWith(DONE))
+                        .map(e -> mark(e.getKey().substring(prefix.length())))
+                        .toList())
+                .collect().asList();
+    }
+
+    /** {@code <scope>:<key>}: scopes hold no colon, keys may. */
+    private static Mark mark(String scoped) {
+        int split = scoped.indexOf(':');
+        return new Mark(scoped.substring(0, split), scoped.substring(split + 1));
     }
 
     private static String doneValue(IdemRequest request, String result) {
