@@ -473,26 +473,32 @@ pg_ha_status() {
   pg_ha_etcd_pid >/dev/null && pg_ha_haproxy_pid >/dev/null && pg_ha_healthy
 }
 
-# pg_ha_down [--purge]: stops HAProxy, the members (replicas first, so that stopping the leader
-# does not hand over to them) and etcd, only the ones started from here; the data stays unless
-# --purge, which also removes the nodes' data and etcd's.
+# Stops a member's Patroni, which stops its PostgreSQL, or else a postmaster left without its
+# Patroni (a fast shutdown).
+pg_ha_stop_member() {
+  local pid
+  if pid="$(pg_ha_patroni_pid "$1")"; then
+    log "postgres-ha: stopping Patroni $1 (pid $pid) and its PostgreSQL"
+    pg_ha_stop "$pid" 60 "postgres-ha: Patroni $1"
+  fi
+  if pid="$(pg_ha_member_pid "$1")"; then
+    log "postgres-ha: stopping PostgreSQL $1 (pid $pid) left without its Patroni"
+    pg_ha_stop "$pid" 30 "postgres-ha: PostgreSQL $1" INT
+  fi
+}
+
+# pg_ha_down [--purge]: stops HAProxy, the members (the replicas together, then the leader, so
+# that stopping the leader does not hand over to them) and etcd, only the ones started from here;
+# the data stays unless --purge, which also removes the nodes' data and etcd's.
 pg_ha_down() {
-  local pid m leader="" rest order=()
+  local pid m leader="" rest
   if pid="$(pg_ha_haproxy_pid)"; then pg_ha_stop "$pid" 10 "postgres-ha: HAProxy"; fi
   read -r leader rest < <(pg_ha_leader) || true
-  for m in "${PG_HA_MEMBERS[@]}"; do [[ $m == "$leader" ]] || order+=("$m"); done
-  [[ -z $leader ]] || order+=("$leader")
-  for m in "${order[@]}"; do
-    if pid="$(pg_ha_patroni_pid "$m")"; then
-      log "postgres-ha: stopping Patroni $m (pid $pid) and its PostgreSQL"
-      pg_ha_stop "$pid" 60 "postgres-ha: Patroni $m"
-    fi
-    # a postmaster whose Patroni was killed: a fast shutdown
-    if pid="$(pg_ha_member_pid "$m")"; then
-      log "postgres-ha: stopping PostgreSQL $m (pid $pid) left without its Patroni"
-      pg_ha_stop "$pid" 30 "postgres-ha: PostgreSQL $m" INT
-    fi
+  for m in "${PG_HA_MEMBERS[@]}"; do
+    [[ $m == "$leader" ]] || pg_ha_stop_member "$m" &
   done
+  wait
+  [[ -z $leader ]] || pg_ha_stop_member "$leader"
   if pid="$(pg_ha_etcd_pid)"; then
     log "postgres-ha: stopping etcd (pid $pid)"
     pg_ha_stop "$pid" 20 "postgres-ha: etcd"
