@@ -18,6 +18,15 @@
 # instead; the link, made once, records where the data is. A node that is down is started again
 # on its data; the cluster's state in etcd outlives a restart, so Patroni elects a leader at once.
 # Root, or sudo without a password, runs Patroni as postgres (setpriv) and signals its processes.
+# `down` keeps the data; `down --purge` removes it.
+#
+# For fault drivers (a member is named pg2, 2 or 5442):
+#   pg_ha_leader / pg_ha_sync_standby   "<member> <port>", status 1 when there is none
+#   pg_ha_wait_leader [SECONDS]         waits (60 s) for a leader and prints it
+#   pg_ha_member_pid / pg_ha_patroni_pid MEMBER   its postmaster's / Patroni's pid
+#   pg_ha_start MEMBER                  its Patroni again, on its data (it rejoins as a replica)
+#   pg_ha_switchover [MEMBER]           leadership to MEMBER, by default the synchronous standby
+#   pg_ha_role MEMBER                   leader, sync_standby, replica, down or Patroni's state
 # The caller defines log, die, HOST, CLUSTER_STATE and what pg_ensure_app_db needs
 # (scripts/services.sh).
 
@@ -198,7 +207,8 @@ pg_ha_switchover() {
     return 1
   fi
   if [[ -n ${1:-} ]]; then
-    candidate="${PG_HA_MEMBERS[$(pg_ha_index "$1")]}" || return 1
+    candidate="$(pg_ha_index "$1")" || return 1
+    candidate=${PG_HA_MEMBERS[candidate]}
   elif ! read -r candidate rest < <(pg_ha_sync_standby); then
     log "postgres-ha: no synchronous standby to switch over to"
     return 1
