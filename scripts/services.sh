@@ -8,6 +8,9 @@
 #   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up)
 #   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
 #   scripts/services.sh kafka-cluster  the tests' three-broker Kafka (29092-29094, replication 3)
+#   scripts/services.sh postgres-ha [status|down [--purge]]  three PostgreSQL nodes under Patroni
+#                                  (etcd, synchronous_mode) behind HAProxy: primary 5440, replicas
+#                                  5439; `down` keeps the data, `down --purge` removes it
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -65,6 +68,8 @@ source "$ROOT/scripts/lib/kafka.sh"
 source "$ROOT/scripts/lib/redis-cluster.sh"
 # shellcheck source=scripts/lib/kafka-cluster.sh
 source "$ROOT/scripts/lib/kafka-cluster.sh"
+# shellcheck source=scripts/lib/postgres-ha.sh
+source "$ROOT/scripts/lib/postgres-ha.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -317,6 +322,7 @@ main() {
       lock
       (kafka_cluster_down)
       redis_cluster_down
+      pg_ha_down
       kafka_down
       redis_down
       postgres_down
@@ -333,6 +339,24 @@ main() {
       lock
       (kafka_cluster_up)
       ;;
+    postgres-ha)
+      case ${2:-up} in
+        up)
+          lock
+          pg_ha_up
+          ;;
+        down)
+          [[ -z ${3:-} || $3 == --purge ]] || { echo "usage: ${0##*/} postgres-ha down [--purge]" >&2; return 2; }
+          lock
+          pg_ha_down "${3:-}"
+          ;;
+        status) pg_ha_status || return 3 ;;
+        *)
+          echo "usage: ${0##*/} postgres-ha [up|status|down [--purge]]" >&2
+          return 2
+          ;;
+      esac
+      ;;
     status)
       postgres_status || rc=3
       redis_status || rc=3
@@ -340,7 +364,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|postgres-ha [status|down [--purge]]" >&2
       return 2
       ;;
   esac
