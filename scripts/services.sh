@@ -5,7 +5,7 @@
 #   scripts/services.sh up      start what is not running, reuse what is
 #   scripts/services.sh down    stop only what this script started
 #   scripts/services.sh status  one line per server; exit 3 if one is down
-#   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up)
+#   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up), empty their Redis databases
 #   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
 #   scripts/services.sh kafka-cluster  the tests' three-broker Kafka (29092-29094, replication 3)
 #   scripts/services.sh postgres-ha [status|down [--purge]]  three PostgreSQL nodes under Patroni
@@ -38,6 +38,10 @@ EXAMPLE_DB_NAMES=(loyalty giftcards)
 # migration not yet committed left behind
 TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test)
 TEST_DB_NAMES+=(idem_extension_test)
+# and the Redis databases of the same suites (the service's test profile, the example, a new
+# service, the extension's integration tests): emptied with them, so that no DONE mark outlives
+# the record it stood for (reconciliation would report it as a lost commit)
+TEST_REDIS_DBS=(3 4 5 6)
 
 REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
@@ -181,6 +185,10 @@ postgres_fresh_test_dbs() {
     pg_admin -c "create database $db owner $DB_USER"
   done
   log "postgres: test databases made afresh: ${TEST_DB_NAMES[*]}"
+  for db in "${TEST_REDIS_DBS[@]}"; do
+    redis-cli -h "$HOST" -p "$REDIS_PORT" -n "$db" flushdb >/dev/null || die "redis: cannot empty database $db"
+  done
+  log "redis: test databases emptied: ${TEST_REDIS_DBS[*]}"
 }
 
 postgres_down() {

@@ -9,7 +9,7 @@
 #   PG_HA_REPLICA_PORT (5439)  the running replicas, round robin (GET /replica)
 #   PG_HA_STATS_PORT (8440)    HAProxy's statistics page, /stats
 # Nodes pg1, pg2, pg3: PostgreSQL on PG_HA_PORTS, Patroni's REST API on PG_HA_REST_PORTS; etcd's
-# client and peer ports PG_HA_ETCD_PORT and PG_HA_ETCD_PEER_PORT (not etcd's default 2379/2380).
+# client and peer ports PG_HA_ETCD_PORT and PG_HA_ETCD_PEER_PORT (etcd's and Patroni's defaults).
 #
 # Everything lives in $PG_HA_DIR: etcd's data, haproxy.cfg, patronictl.yml, and each process's log
 # and pid file (etcd, haproxy, pg<n>.log/.pid). Patroni and PostgreSQL run as the postgres OS user,
@@ -33,9 +33,9 @@
 PG_HA_SCOPE=idem-ha
 PG_HA_MEMBERS=(pg1 pg2 pg3)
 PG_HA_PORTS=(5441 5442 5443)
-PG_HA_REST_PORTS=(8441 8442 8443)
-PG_HA_ETCD_PORT=2479
-PG_HA_ETCD_PEER_PORT=2480
+PG_HA_REST_PORTS=(8008 8009 8010)
+PG_HA_ETCD_PORT=2379
+PG_HA_ETCD_PEER_PORT=2380
 PG_HA_PRIMARY_PORT=5440
 PG_HA_REPLICA_PORT=5439
 PG_HA_STATS_PORT=8440
