@@ -46,11 +46,34 @@
 #                     replicated are lost), then the node is started again and rejoins as a replica
 #   kafka-broker-kill the broker that is the active controller killed with SIGKILL, started again
 #                     on its data $CHAOS_DOWN s later
+# `./idem chaos ha` runs the storms on Postgres with failover: the three-node Patroni cluster of
+# `./idem services postgres-ha` (started when missing, left running), database idem_chaos made afresh
+# on it, the instances connected through HAProxy's primary port (5440), Redis and Kafka as above;
+# every delivery sent while a fault is on also arrives on payment-callbacks. The faults, in
+# $CHAOS_HA_FAULTS:
+#   none              the control run on the cluster
+#   primary-kill      the leader's Patroni and PostgreSQL killed with SIGKILL (a node lost); it stays
+#                     down for the rest of the storm and rejoins afterwards
+#   switchover        `patronictl switchover` to the synchronous standby (planned maintenance)
+#   primary-freeze    the leader's Patroni and PostgreSQL stopped with SIGSTOP for
+#                     $CHAOS_HA_FREEZE_SECONDS (30, three TTLs), then continued: it must come back
+#                     as a replica, never as a second primary
+#   sync-standby-kill the synchronous standby killed: the leader's commits wait until Patroni names
+#                     the other replica synchronous; started again $CHAOS_DOWN s later
+#   primary-rejoin    the leader killed as in primary-kill, then started again mid-storm: it
+#                     rejoins the new leader as a replica (pg_rewind)
+#   primary-kill-async  synchronous_mode off, then the leader killed: what it had acknowledged and
+#                     not yet sent is lost; the run counts it and passes when the reconciliation
+#                     report shows every loss (synchronous_mode back on afterwards)
+# Each line also gives the seconds without a primary (the fault to the first write through
+# HAProxy that commits) and what the fault saw (the synchronous standby's replacement, the longest
+# commit, pg_rewind).
 # It prints one line per fault; results go to target/chaos/<run>/ (one JSON per fault, table.txt).
 # Exit status 1 when a run's accounts are not exact.
 #
 #   ./idem chaos                 the whole suite
 #   ./idem chaos cluster         the suite on a Redis Cluster and three Kafka brokers
+#   ./idem chaos ha              the suite on a Patroni cluster with synchronous replication
 #   ./idem chaos soak            one storm of $CHAOS_SOAK_MINUTES (30) min, deliveries at half the
 #                                first-delivery peak of the two instances, measured first
 #                                ($CHAOS_SOAK_PEAK_WARMUP, 60 s, of warm-up, then
@@ -75,7 +98,9 @@ ADMIN_TOKEN=chaos-admin-token
 
 CHAOS_SINGLE_FAULTS="none redis-flush redis-restart postgres-restart kafka-restart kill-instance postgres-slow postgres-blackhole redis-blackhole freeze-instance freeze-two-phase postgres-down-long clock-skew"
 CHAOS_CLUSTER_FAULTS="${CHAOS_CLUSTER_FAULTS:-none redis-master-kill kafka-broker-kill}"
-# single (one Redis, one broker) or cluster; exported, so that a fault's own process knows it
+CHAOS_HA_FAULTS="${CHAOS_HA_FAULTS:-none primary-kill switchover primary-freeze sync-standby-kill primary-rejoin primary-kill-async}"
+CHAOS_HA_FREEZE_SECONDS="${CHAOS_HA_FREEZE_SECONDS:-30}"
+# single (one Redis, one broker), cluster or ha; exported, so that a fault's own process knows it
 export CHAOS_ENGINES="${CHAOS_ENGINES:-single}"
 CHAOS_ORDERS="${CHAOS_ORDERS:-10000}"
 CHAOS_DELIVERIES="${CHAOS_DELIVERIES:-6}"
@@ -125,6 +150,12 @@ CLUSTER_STATE="$STATE"
 source "$ROOT/scripts/lib/redis-cluster.sh"
 # shellcheck source=scripts/lib/kafka-cluster.sh
 source "$ROOT/scripts/lib/kafka-cluster.sh"
+# the services' Postgres cluster (fixed ports, the machine's): the suite works in a database of its own
+CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
+# shellcheck source=scripts/lib/postgres-ha.sh
+source "$ROOT/scripts/lib/postgres-ha.sh"
+CLUSTER_STATE="$STATE"
+HA_DB=idem_chaos
 # the suite's own clusters, apart from the tests' (7001-7006, whose cluster buses take 17001-17006,
 # and 29092-29094)
 REDIS_CLUSTER_PORTS=(7101 7102 7103 7104 7105 7106)
@@ -167,6 +198,85 @@ pg_chaos_up() {
   wait_for 60 pg_accepting || die "postgres: cluster $PG_CLUSTER does not accept connections"
   psql -X -q -h "$HOST" -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE idem LOGIN PASSWORD 'idem'" -c "CREATE DATABASE idem OWNER idem" >/dev/null
+}
+
+# ------------------------------------------------------------------------------ Postgres with failover
+
+# psql as postgres through HAProxy's primary port
+ha_psql() { PGCONNECT_TIMEOUT=2 psql -X -q -A -t -w -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres "$@" </dev/null; }
+
+# The cluster whole again: every member started, one leader, a synchronous standby, synchronous mode on.
+ha_heal() {
+  local m
+  [[ "$(pg_ha_ctl show-config 2>/dev/null | awk '$1 == "synchronous_mode:" { print $2 }')" == true ]] ||
+    pg_ha_ctl edit-config --set synchronous_mode=true --force >/dev/null
+  for m in "${PG_HA_MEMBERS[@]}"; do
+    pg_ha_patroni_pid "$m" >/dev/null || pg_ha_start "$m"
+  done
+  wait_for 120 pg_ha_healthy || die "postgres-ha: not whole again within 120 s ($(ha_roles))"
+}
+
+# ha_replica MEMBER: it streams from the leader, synchronous or not
+ha_replica() { [[ "$(pg_ha_role "$1")" == replica || "$(pg_ha_role "$1")" == sync_standby ]]; }
+
+# the leader names no synchronous standby: its commits wait for none
+ha_asynchronous() { [[ -z "$(ha_psql -d postgres -c 'SHOW synchronous_standby_names')" ]]; }
+
+ha_roles() {
+  local m roles=()
+  for m in "${PG_HA_MEMBERS[@]}"; do roles+=("$m=$(pg_ha_role "$m")"); done
+  printf '%s
+' "${roles[*]}"
+}
+
+ha_up() {
+  bash "$ROOT/scripts/services.sh" postgres-ha >&2
+  ha_heal
+  ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
+  log "postgres-ha: database $HA_DB on $(ha_roles)"
+}
+
+# ha_crash MEMBER: the member's Patroni and every PostgreSQL process of it killed at once, as a
+# machine lost; its Patroni is not restarted
+ha_crash() {
+  local patroni postmaster pids=()
+  patroni="$(pg_ha_patroni_pid "$1")" && pids+=("$patroni")
+  if postmaster="$(pg_ha_member_pid "$1")"; then
+    pids+=("$postmaster")
+    mapfile -t -O "${#pids[@]}" pids < <(pgrep -P "$postmaster")
+  fi
+  ((${#pids[@]})) || die "fault: member $1 is not running"
+  pg_ha_kill -KILL "${pids[@]}"
+}
+
+# ha_signal SIGNAL MEMBER: the member's Patroni and every PostgreSQL process of it
+ha_signal() {
+  local patroni postmaster pids=()
+  patroni="$(pg_ha_patroni_pid "$2")" && pids+=("$patroni")
+  postmaster="$(pg_ha_member_pid "$2")" && pids+=("$postmaster") && mapfile -t -O "${#pids[@]}" pids < <(pgrep -P "$postmaster")
+  pg_ha_kill "-$1" "${pids[@]}"
+}
+
+# ha_until_writable FROM_NANOS: waits for a commit through HAProxy; notes the seconds since FROM
+ha_until_writable() {
+  local from=$1
+  until ha_psql -d "$HA_DB" -c "SELECT txid_current()" >/dev/null 2>&1; do sleep 0.1; done
+  note noPrimarySeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+}
+
+# note NAME VALUE: one line of the fault's note, shown on its line of the table
+note() { printf '%s %s
+' "$1" "$2" >>"${CHAOS_FAULT_NOTE:-/dev/null}"; }
+
+# ha_rewound MEMBER: whether its Patroni ran pg_rewind since the fault began
+ha_rewound() {
+  local i
+  i="$(pg_ha_index "$1")"
+  if grep -q "pg_rewind" <(tail -c +"$(cat "$STATE/ha-log-offset-$1" 2>/dev/null || echo 1)" "$PG_HA_DIR/${PG_HA_MEMBERS[i]}.log" 2>/dev/null); then
+    echo yes
+  else
+    echo no
+  fi
 }
 
 # ------------------------------------------------------------------------------ the relays
@@ -257,11 +367,12 @@ instance_start() {
   fi
   # the engines: through the relays, or the clusters directly (a relay would hide their topology);
   # the soak injects no fault, so it goes without relays, as a deployment would
-  local pg_port=$PG_PROXY_PORT redis_port=$REDIS_PROXY_PORT
+  local pg_url="postgresql://$HOST:$PG_PROXY_PORT/idem" redis_port=$REDIS_PROXY_PORT
   if ((CHAOS_SOAK)); then
-    pg_port=$PG_PORT
+    pg_url="postgresql://$HOST:$PG_PORT/idem"
     redis_port=$REDIS_PORT
   fi
+  [[ $CHAOS_ENGINES == ha ]] && pg_url="postgresql://$HOST:$PG_HA_PRIMARY_PORT/$HA_DB"
   local engines=(QUARKUS_REDIS_HOSTS="redis://$HOST:$redis_port" KAFKA_BOOTSTRAP_SERVERS="$HOST:$KAFKA_PORT")
   if [[ $CHAOS_ENGINES == cluster ]]; then
     engines=(QUARKUS_REDIS_CLIENT_TYPE=cluster QUARKUS_REDIS_HOSTS="$(redis_cluster_hosts)"
@@ -271,7 +382,7 @@ instance_start() {
   log "instance $name: starting on $HOST:$port${skew:+ with its clock $skew off} (log ${log_file#"$ROOT/"})"
   spawn_detached "$(instance_pid_file "$name")" "$log_file" env -u QUARKUS_PROFILE \
     QUARKUS_HTTP_PORT="$port" \
-    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$pg_port/idem" \
+    QUARKUS_DATASOURCE_REACTIVE_URL="$pg_url" \
     "${engines[@]}" \
     IDEM_CALLBACK_SECRET="$SECRET" \
     IDEM_ADMIN_TOKEN="$ADMIN_TOKEN" \
@@ -423,6 +534,83 @@ fault() {
       kafka_start
       log "fault: Kafka broker $node back"
       ;;
+    primary-kill | primary-rejoin | primary-kill-async)
+      local leader from
+      if [[ $name == primary-kill-async ]]; then
+        pg_ha_ctl edit-config --set synchronous_mode=false --force >/dev/null
+        wait_for 30 ha_asynchronous ||
+          die "fault: synchronous_standby_names still set 30 s after synchronous_mode off"
+        log "fault: synchronous_mode off: commits no longer wait for a standby"
+      fi
+      read -r leader _ < <(pg_ha_leader) || die "fault: no leader"
+      stat -c %s "$PG_HA_DIR/$leader.log" >"$STATE/ha-log-offset-$leader" 2>/dev/null || true
+      log "fault: SIGKILL to the leader $leader (Patroni and PostgreSQL)"
+      from=$(date +%s%N)
+      ha_crash "$leader"
+      ha_until_writable "$from"
+      note newLeader "$(pg_ha_leader | cut -d' ' -f1)"
+      if [[ $name == primary-rejoin || $name == primary-kill-async ]]; then
+        sleep "$CHAOS_DOWN"
+        log "fault: $leader started again"
+        from=$(date +%s%N)
+        pg_ha_start "$leader"
+        wait_for 120 ha_replica "$leader" ||
+          die "fault: $leader is no replica 120 s after its start"
+        note rejoinedSeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+        note pgRewind "$(ha_rewound "$leader")"
+      fi
+      log "fault: $(ha_roles)"
+      ;;
+    switchover)
+      local from
+      from=$(date +%s%N)
+      log "fault: patronictl switchover to the synchronous standby"
+      pg_ha_switchover || die "fault: switchover failed"
+      ha_until_writable "$from"
+      log "fault: $(ha_roles)"
+      ;;
+    primary-freeze)
+      local leader from i seen=0
+      read -r leader _ < <(pg_ha_leader) || die "fault: no leader"
+      log "fault: SIGSTOP to the leader $leader (Patroni and PostgreSQL) for $CHAOS_HA_FREEZE_SECONDS s"
+      from=$(date +%s%N)
+      ha_signal STOP "$leader"
+      ha_until_writable "$from"
+      note newLeader "$(pg_ha_leader | cut -d' ' -f1)"
+      sleep "$CHAOS_HA_FREEZE_SECONDS"
+      ha_signal CONT "$leader"
+      log "fault: $leader continued"
+      # from the moment it runs again until it is a replica: never a second leader
+      from=$(date +%s%N)
+      for ((i = 0; i < 600; i++)); do
+        pg_ha_is_leader "$leader" && ((++seen))
+        ha_replica "$leader" && break
+        sleep 0.1
+      done
+      note thawedLeaderChecks "$seen"
+      note replicaAgainSeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+      ((seen == 0)) || die "fault: $leader answered as a leader $seen times after it was continued"
+      log "fault: $(ha_roles)"
+      ;;
+    sync-standby-kill)
+      local standby from longest=0 t0 took
+      read -r standby _ < <(pg_ha_sync_standby) || die "fault: no synchronous standby"
+      log "fault: SIGKILL to the synchronous standby $standby"
+      from=$(date +%s%N)
+      ha_crash "$standby"
+      # commits through HAProxy meanwhile: the longest one is the stall
+      while (( ($(date +%s%N) - from) / 1000000000 < CHAOS_DOWN + 10 )); do
+        t0=$(date +%s%N)
+        ha_psql -d "$HA_DB" -c "CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
+        took=$(( ($(date +%s%N) - t0) / 1000000 ))
+        ((took > longest)) && longest=$took
+        sleep 0.1
+      done
+      note longestCommitMs "$longest"
+      note newSyncStandby "$(pg_ha_sync_standby | cut -d' ' -f1)"
+      pg_ha_start "$standby"
+      log "fault: $standby started again; $(ha_roles)"
+      ;;
     *) die "unknown fault $name" ;;
   esac
 }
@@ -474,8 +662,12 @@ suite() {
   ./mvnw -B -q -f bench/pom.xml package 8>&-
 
   down 8>&-
-  pg_chaos_up 8>&-
-  proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
+  if [[ $CHAOS_ENGINES == ha ]]; then
+    ha_up 8>&-
+  else
+    pg_chaos_up 8>&-
+    proxy_start pg "$PG_PROXY_PORT" "$PG_PORT" 8>&-
+  fi
   issuer_start 8>&-
   if [[ $CHAOS_ENGINES == cluster ]]; then
     rm -rf "$REDIS_CLUSTER_DIR" "$KAFKA_CLUSTER_DIR"
@@ -517,6 +709,14 @@ suite() {
       fi
     fi
     [[ $fault == postgres-down-long ]] && extra=(--give-up 420 --kafka-during-fault true --settle 240)
+    local jdbc="jdbc:postgresql://$HOST:$PG_PORT/idem"
+    if [[ $CHAOS_ENGINES == ha ]]; then
+      ha_heal 8>&-
+      jdbc="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$HA_DB"
+      extra=(--kafka-during-fault true --fault-note "$out/$fault.note")
+      [[ $fault == primary-kill-async ]] && extra+=(--losses-expected true)
+      rm -f "$out/$fault.note"
+    fi
     if [[ $fault == freeze-two-phase ]]; then
       # both instances grant through the external issuer for this storm
       : >"$STATE/two-phase"
@@ -524,7 +724,7 @@ suite() {
       extra=(--settle 180)
     fi
     CHAOS_ADMIN_TOKEN="$ADMIN_TOKEN" BENCH_SECRET="$SECRET" BENCH_KAFKA="$BENCH_KAFKA" \
-      BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/idem" \
+      CHAOS_FAULT_NOTE="$out/$fault.note" BENCH_JDBC_URL="$jdbc" \
       "$JAVA" -Xmx1g -jar bench/target/idem-bench.jar chaos --fault "$fault" --ports "$ports" --run "$run" \
       --orders "$orders" --deliveries "$CHAOS_DELIVERIES" --rate "$rate" --at "$CHAOS_AT" \
       --grace "$CHAOS_GRACE" --command "bash $ROOT/scripts/chaos.sh fault $fault" "${extra[@]}" \
@@ -561,6 +761,11 @@ case "${1:-run}" in
     CHAOS_FAULTS="${CHAOS_FAULTS:-$CHAOS_CLUSTER_FAULTS}"
     suite
     ;;
+  ha)
+    CHAOS_ENGINES=ha
+    CHAOS_FAULTS="${CHAOS_FAULTS:-$CHAOS_HA_FAULTS}"
+    suite
+    ;;
   soak)
     CHAOS_SOAK=1
     CHAOS_FAULTS=soak
@@ -569,7 +774,7 @@ case "${1:-run}" in
   fault) fault "${2:?fault name}" ;;
   down) down ;;
   *)
-    echo "usage: scripts/chaos.sh [run|cluster|soak|down|fault NAME]" >&2
+    echo "usage: scripts/chaos.sh [run|cluster|ha|soak|down|fault NAME]" >&2
     exit 2
     ;;
 esac
