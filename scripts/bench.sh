@@ -16,6 +16,8 @@
 #   4b. service N, the native executable when there is one (./idem native): the same, beside A:
 #      start-up, RSS, native ÷ jar; the bare endpoint too when the executable is of the
 #      benchmark's build (BENCH_NATIVE below), so that the stack's own native ÷ jar stands beside;
+#   4c. service H on Postgres with failover: the first-delivery ramp through HAProxy, with a
+#      synchronous standby and without, beside A's single node;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_BENCH_COUPONS_PIPELINE=false): the same grants without the pipeline;
@@ -45,9 +47,11 @@
 #                             (its jar from Maven Central, once, into .idem/); the table then gives
 #                             the CPU per request of every step, target/bench/<run>/profile/ its
 #                             stacks (collapsed, for flame graphs). Costs the service a few per cent
-#   BENCH_PARTS="limits http native kafka peers"   the parts to run: the machine's limits (pgbench,
+#   BENCH_PARTS="limits http native ha kafka peers"   the parts to run: the machine's limits (pgbench,
 #                             redis-benchmark), the HTTP ramps, the native executable's start-up,
-#                             memory and HTTP ramps beside the jar's (when there is one), the Kafka
+#                             memory and HTTP ramps beside the jar's (when there is one), the
+#                             first-delivery ramp on Postgres with failover (./idem services
+#                             postgres-ha) with a synchronous standby and without, the Kafka
 #                             grants and latencies, the comparison services; a ratio whose two sides
 #                             did not both run is n/a
 #   BENCH_NATIVE              the native executable of part native (default: target/*-runner);
@@ -112,6 +116,9 @@ source "$ROOT/scripts/lib/base.sh"
 # shellcheck source=scripts/lib/postgres.sh
 source "$ROOT/scripts/lib/postgres.sh"
 HOST=127.0.0.1
+CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
+# shellcheck source=scripts/lib/postgres-ha.sh
+source "$ROOT/scripts/lib/postgres-ha.sh"
 PG_PORT=5432
 DB_NAME=idem
 DB_USER=idem
@@ -143,7 +150,7 @@ PROFILER_VERSION=4.1
 PROFILER_INTERVAL_MS=1
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
-BENCH_PARTS="${BENCH_PARTS:-limits http native kafka peers}"
+BENCH_PARTS="${BENCH_PARTS:-limits http native ha kafka peers}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
@@ -666,6 +673,45 @@ native_part() {
   set_grants_aside
 }
 
+# Postgres with failover (./idem services postgres-ha, started when missing): the first-delivery
+# ramp through HAProxy's primary port with a synchronous standby, then with synchronous_mode off,
+# each as service H on a fresh database of the cluster; beside part http's single node, what
+# synchronous replication costs. synchronous_mode is on again afterwards.
+ha_part() {
+  local mode db on
+  bash "$ROOT/scripts/services.sh" postgres-ha 8>&- || return 1
+  for mode in sync async; do
+    on=false
+    [[ $mode == sync ]] && on=true
+    pg_ha_ctl edit-config --set synchronous_mode=$on --force >/dev/null || return 1
+    wait_for 30 ha_commits_wait_for_standby $on || {
+      log "postgres-ha: synchronous_standby_names does not follow synchronous_mode=$on"
+      return 1
+    }
+    db="bench_${RUN}_ha_$mode"
+    ha_admin -c "CREATE DATABASE $db OWNER $DB_USER" >/dev/null || return 1
+    flush_bench_redis
+    start_service "H-$mode" IDEM_OUTBOX_RELAY_ENABLED=false \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" || continue
+    phase "HA ($mode) first deliveries" env BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" \
+      "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" http --port "$PORT" --pid "$SERVICE_PID" \
+      --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
+    stop_service
+    ha_admin -c "DROP DATABASE $db WITH (FORCE)" >/dev/null || log "could not drop $db"
+  done
+  pg_ha_ctl edit-config --set synchronous_mode=true --force >/dev/null
+}
+
+# psql into the HA cluster's database postgres as its superuser, through HAProxy
+ha_admin() { PGCONNECT_TIMEOUT=5 psql -X -q -A -t -w -v ON_ERROR_STOP=1 -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres -d postgres "$@" </dev/null; }
+
+# ha_commits_wait_for_standby true|false: whether the leader names a synchronous standby, as asked
+ha_commits_wait_for_standby() {
+  local names
+  names="$(ha_admin -c 'SHOW synchronous_standby_names')" || return 1
+  if [[ $1 == true ]]; then [[ -n $names ]]; else [[ -z $names ]]; fi
+}
+
 kafka_part() {
   local rate grants
   if start_service B; then
@@ -997,6 +1043,7 @@ main() {
   fi
   if part http; then http_part; fi
   if part native; then native_part; fi
+  if part ha; then phase "postgres-ha" ha_part || true; fi
   if part kafka; then kafka_part; fi
   if part peers; then peers_part; fi
   cleanup_data

@@ -20,6 +20,8 @@ import java.util.function.IntFunction;
 final class HttpPhases {
 
     private static final int TOP_UP_CONCURRENCY = 32;
+    /** Orders made before the first step when no keyed ramp measured how fast they come (per second of a step). */
+    private static final double FIRST_ESTIMATE = 2_000;
 
     private final Settings settings;
     private final Load load;
@@ -29,10 +31,13 @@ final class HttpPhases {
 
     /** Whether the service has the bench's yardsticks (the bare endpoint); a production build has not. */
     private final boolean bare;
+    /** Only the first-delivery ramp ({@code --only first}): another database's price, not the service's profile. */
+    private final boolean firstOnly;
 
-    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics, boolean bare) {
+    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics, boolean bare, boolean firstOnly) {
         this.settings = settings;
         this.bare = bare;
+        this.firstOnly = firstOnly;
         this.load = load;
         this.proc = proc;
         this.metrics = metrics;
@@ -45,7 +50,8 @@ final class HttpPhases {
         String run = args.get("run");
         try (Load load = new Load(port, proc)) {
             JsonObject result = new HttpPhases(settings, load, proc, new Metrics(port),
-                    Boolean.parseBoolean(args.get("bare", "true"))).all("bench-" + run);
+                    Boolean.parseBoolean(args.get("bare", "true")), "first".equals(args.get("only", "all")))
+                    .all("bench-" + run);
             Files.writeString(Path.of(args.get("out")), result.encodePrettily());
         } finally {
             proc.close();
@@ -77,18 +83,23 @@ final class HttpPhases {
 
         Ops.Pool pool = new Ops.Pool(user);
 
-        Progress.say("Idempotency-Key first executions: POST /api/orders with new keys (these orders are paid next)");
         Map<String, Double> m0 = metrics.snapshot();
-        JsonObject keyFirst = ramp("key first", c -> load.closed("key first", c, settings.seconds(),
-                ops.createOrders(pool, -1)));
-        int keyed = pool.orders.size();
+        double firstEstimate = FIRST_ESTIMATE;
+        int keyed = 0;
+        if (!firstOnly) {
+            Progress.say("Idempotency-Key first executions: POST /api/orders with new keys (these orders are paid next)");
+            JsonObject keyFirst = ramp("key first", c -> load.closed("key first", c, settings.seconds(),
+                    ops.createOrders(pool, -1)));
+            keyed = pool.orders.size();
+            keyFirst.put("metrics", Metrics.delta(m0, metrics.snapshot()));
+            result.put("keyFirst", keyFirst);
+            firstEstimate = keyFirst.getJsonObject("peak").getDouble("perSecond");
+            checkAlive();
+        }
         Map<String, Double> m1 = metrics.snapshot();
-        keyFirst.put("metrics", Metrics.delta(m0, m1));
-        result.put("keyFirst", keyFirst);
-        checkAlive();
 
         Progress.say("first-delivery callbacks: one signed SUCCESS per fresh WAIT_PAY order");
-        double[] estimate = {keyFirst.getJsonObject("peak").getDouble("perSecond")};
+        double[] estimate = {firstEstimate};
         long[] rssMax = {0};
         JsonArray topUps = new JsonArray();
         JsonObject first = ramp("callbacks first", c -> {
@@ -111,6 +122,10 @@ final class HttpPhases {
         result.put("callbacksFirst", first);
         result.put("rssMaxKbDuringCallbacks", rssMax[0]);
         checkAlive();
+        if (firstOnly) {
+            result.put("paidUser", user);
+            return result;
+        }
 
         Progress.say("duplicate deliveries (the callbacks of the " + pool.paid + " paid orders again)"
                 + (bare ? ", each step followed by the bare endpoint (GET /bench/redis-get, one Redis GET)" : ""));
@@ -135,8 +150,9 @@ final class HttpPhases {
 
         Progress.say("Idempotency-Key replays: the same keys and bodies again");
         Map<String, Double> m4 = metrics.snapshot();
+        int replayed = keyed;
         JsonObject replays = ramp("key replay", c -> load.closed("key replay", c, settings.seconds(),
-                ops.replayOrders(pool, keyed)));
+                ops.replayOrders(pool, replayed)));
         replays.put("metrics", Metrics.delta(m4, metrics.snapshot()));
         result.put("keyReplay", replays);
 

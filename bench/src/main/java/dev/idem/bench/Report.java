@@ -24,7 +24,7 @@ final class Report {
         Path dir = Path.of(args.get("dir"));
         JsonObject all = new JsonObject();
         for (String part : new String[] {"meta", "startup", "pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare",
-                "latency-light", "latency", "profile", "native-http"}) {
+                "latency-light", "latency", "profile", "native-http", "ha-sync-http", "ha-async-http"}) {
             Path file = dir.resolve(part + ".json");
             if (Files.exists(file)) {
                 all.put(part, new JsonObject(Files.readString(file)));
@@ -54,6 +54,12 @@ final class Report {
                 // the same stack's least endpoint, natively and on the JVM: what 0.8 is to be read against
                 .put("nativeOverJarBare", ratio(peak(nativeHttp, "bare"), peak("bare"), null))
                 .put("nativeDuplicatesOverBare", ratio(peak(nativeHttp, "duplicates"), peak(nativeHttp, "bare"), null))
+                // what a synchronous standby costs a first delivery: against the single node, and
+                // against the same cluster (and HAProxy hop) without one
+                .put("syncStandbyOverSingleNode", ratio(peak(obj(all, "ha-sync-http"), "callbacksFirst"),
+                        peak("callbacksFirst"), null))
+                .put("syncOverAsyncStandby", ratio(peak(obj(all, "ha-sync-http"), "callbacksFirst"),
+                        peak(obj(all, "ha-async-http"), "callbacksFirst"), null))
                 .put("peers", comparison == null ? null : Comparison.ratios(comparison))
                 .put("firstDeliveryOverPgbench", ratio(peak("callbacksFirst"), pgbenchTps(), 0.6))
                 .put("duplicatesOverBare", ratio(peak("duplicates"), peak("bare"), 0.8))
@@ -109,6 +115,9 @@ final class Report {
         }
         if (all.containsKey("native-http")) {
             nativeBesideJar();
+        }
+        if (obj(all, "ha-sync-http") != null) {
+            failoverBesideSingleNode();
         }
         JsonObject comparison = obj(all, "comparison");
         if (comparison != null) {
@@ -401,6 +410,20 @@ final class Report {
     }
 
     /** A ratio's value to two places, or n/a when one of its sides did not run. */
+    /** First deliveries on the Patroni cluster, with a synchronous standby and without, beside A's single node. */
+    private void failoverBesideSingleNode() {
+        JsonObject ratios = all.getJsonObject("ratios");
+        line("");
+        line("| Postgres with failover (through HAProxy) | first deliveries, peak | ÷ single node |");
+        line("|---|---:|---:|");
+        line("| single node (service A) | " + atPeak(obj(obj(obj(all, "http"), "callbacksFirst"), "peak")) + " | 1 |");
+        line("| Patroni, a synchronous standby | " + atPeak(obj(obj(obj(all, "ha-sync-http"), "callbacksFirst"), "peak"))
+                + " | " + value(ratios.getJsonObject("syncStandbyOverSingleNode")) + " |");
+        line("| Patroni, asynchronous replication | " + atPeak(obj(obj(obj(all, "ha-async-http"), "callbacksFirst"), "peak"))
+                + " | " + value(ratio(peak(obj(all, "ha-async-http"), "callbacksFirst"), peak("callbacksFirst"), null)) + " |");
+        line("| synchronous ÷ asynchronous, the same cluster | | " + value(ratios.getJsonObject("syncOverAsyncStandby")) + " |");
+    }
+
     private static String value(JsonObject ratio) {
         return ratio.getValue("value") == null ? "n/a" : fmt(ratio.getDouble("value"), 2);
     }
