@@ -233,6 +233,7 @@ ha_up() {
   bash "$ROOT/scripts/services.sh" postgres-ha >&2
   ha_heal
   ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
+  ha_psql -d "$HA_DB" -v ON_ERROR_STOP=1 -c "CREATE TABLE chaos_probe (at timestamptz)" >/dev/null
   log "postgres-ha: database $HA_DB on $(ha_roles)"
 }
 
@@ -257,12 +258,23 @@ ha_signal() {
   pg_ha_kill "-$1" "${pids[@]}"
 }
 
-# ha_until_writable FROM_NANOS: waits for a commit through HAProxy; notes the seconds since FROM
+# ha_until_writable FROM_NANOS: waits for a commit through HAProxy; notes the seconds since FROM,
+# and what instance a's readiness said meanwhile and how long after the commit it is ready again
 ha_until_writable() {
-  local from=$1
-  until ha_psql -d "$HA_DB" -c "SELECT txid_current()" >/dev/null 2>&1; do sleep 0.1; done
-  note noPrimarySeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+  local from=$1 down=0
+  until ha_psql -d "$HA_DB" -c "SELECT txid_current()" >/dev/null 2>&1; do
+    instance_ready a || down=1
+    sleep 0.1
+  done
+  note noPrimarySeconds "$(seconds_since "$from")"
+  from=$(date +%s%N)
+  wait_for 60 instance_ready a || die "fault: instance a not ready 60 s after the new primary"
+  note readinessWentDown "$( ((down)) && echo yes || echo no)"
+  note readyAgainSeconds "$(seconds_since "$from")"
 }
+
+# seconds_since NANOS: one decimal
+seconds_since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
 # note NAME VALUE: one line of the fault's note, shown on its line of the table
 note() { printf '%s %s
@@ -556,7 +568,7 @@ fault() {
         pg_ha_start "$leader"
         wait_for 120 ha_replica "$leader" ||
           die "fault: $leader is no replica 120 s after its start"
-        note rejoinedSeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+        note rejoinedSeconds "$(seconds_since "$from")"
         note pgRewind "$(ha_rewound "$leader")"
       fi
       log "fault: $(ha_roles)"
@@ -580,6 +592,16 @@ fault() {
       sleep "$CHAOS_HA_FREEZE_SECONDS"
       ha_signal CONT "$leader"
       log "fault: $leader continued"
+      # a write straight to it, as a client that still had its address would send: it must not
+      # commit (read-only once demoted; before that, its commit waits for a standby that left it)
+      local port
+      port="${PG_HA_PORTS[$(pg_ha_index "$leader")]}"
+      if timeout 5 psql -X -q -w -h "$HOST" -p "$port" -U postgres -d "$HA_DB" \
+        -c "INSERT INTO chaos_probe VALUES (now())" </dev/null >/dev/null 2>&1; then
+        note writeToThawedLeader committed
+        die "fault: $leader, continued, committed a write as a second primary"
+      fi
+      note writeToThawedLeader refused
       # from the moment it runs again until it is a replica: never a second leader
       from=$(date +%s%N)
       for ((i = 0; i < 600; i++)); do
@@ -588,7 +610,7 @@ fault() {
         sleep 0.1
       done
       note thawedLeaderChecks "$seen"
-      note replicaAgainSeconds "$(awk -v a="$from" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+      note replicaAgainSeconds "$(seconds_since "$from")"
       ((seen == 0)) || die "fault: $leader answered as a leader $seen times after it was continued"
       log "fault: $(ha_roles)"
       ;;
@@ -601,7 +623,7 @@ fault() {
       # commits through HAProxy meanwhile: the longest one is the stall
       while (( ($(date +%s%N) - from) / 1000000000 < CHAOS_DOWN + 10 )); do
         t0=$(date +%s%N)
-        ha_psql -d "$HA_DB" -c "CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
+        ha_psql -d "$HA_DB" -c "INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
         took=$(( ($(date +%s%N) - t0) / 1000000 ))
         ((took > longest)) && longest=$took
         sleep 0.1
