@@ -1030,11 +1030,11 @@ main() {
 
   flush_bench_redis
   # the comparison alone (BENCH_PARTS=peers) runs on fresh databases only
-  if part limits || part http || part kafka; then
+  if part limits || part http || part native || part kafka; then
     phase "schema" migrate_once || true
     vacuum_tables
+    DATA_WRITTEN=1
   fi
-  DATA_WRITTEN=1
 
   if part limits; then
     phase "pgbench" pgbench_limit || true
