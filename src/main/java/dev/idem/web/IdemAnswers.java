@@ -14,6 +14,13 @@ import java.time.Duration;
 @ApplicationScoped
 public class IdemAnswers extends ProblemAnswers {
 
+    /**
+     * A failure at commit (a failover) may come after the change was made: the answer does not
+     * say it was not, and the retry tells.
+     */
+    static final String UNAVAILABLE = "a storage dependency is unavailable; retry later "
+            + "(a change made before the failure is answered as done)";
+
     @Override
     public Response keyInvalid(String header) {
         return Problem.badRequest(header + " must be 1 to 255 printable ASCII characters");
@@ -23,6 +30,6 @@ public class IdemAnswers extends ProblemAnswers {
     public Response unavailable(Throwable failure) {
         Log.warnf("Dependency unavailable: %s", failure.toString());
         return Problem.retryLater(503, "SERVICE_UNAVAILABLE",
-                "a storage dependency is unavailable; nothing was recorded, retry later", Duration.ofSeconds(1));
+                UNAVAILABLE, Duration.ofSeconds(1));
     }
 }

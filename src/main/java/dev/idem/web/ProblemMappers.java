@@ -35,7 +35,7 @@ public class ProblemMappers {
     public Response unavailable(Exception e) {
         Log.warnf("Dependency unavailable: %s", e.toString());
         return Problem.retryLater(503, "SERVICE_UNAVAILABLE",
-                "a storage dependency is unavailable; nothing was recorded, retry later", RETRY_AFTER_OUTAGE);
+                IdemAnswers.UNAVAILABLE, RETRY_AFTER_OUTAGE);
     }
 
     @ServerExceptionMapper
