@@ -233,7 +233,8 @@ ha_up() {
   bash "$ROOT/scripts/services.sh" postgres-ha >&2
   ha_heal
   ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
-  ha_psql -d "$HA_DB" -v ON_ERROR_STOP=1 -c "CREATE TABLE chaos_probe (at timestamptz)" >/dev/null
+  # the probes' writes, beside the service's database (whose schema is Flyway's)
+  ha_psql -d postgres -v ON_ERROR_STOP=1 -c "CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz)" >/dev/null
   log "postgres-ha: database $HA_DB on $(ha_roles)"
 }
 
@@ -596,7 +597,7 @@ fault() {
       # commit (read-only once demoted; before that, its commit waits for a standby that left it)
       local port
       port="${PG_HA_PORTS[$(pg_ha_index "$leader")]}"
-      if timeout 5 psql -X -q -w -h "$HOST" -p "$port" -U postgres -d "$HA_DB" \
+      if timeout 5 psql -X -q -w -h "$HOST" -p "$port" -U postgres -d postgres \
         -c "INSERT INTO chaos_probe VALUES (now())" </dev/null >/dev/null 2>&1; then
         note writeToThawedLeader committed
         die "fault: $leader, continued, committed a write as a second primary"
@@ -623,7 +624,7 @@ fault() {
       # commits through HAProxy meanwhile: the longest one is the stall
       while (( ($(date +%s%N) - from) / 1000000000 < CHAOS_DOWN + 10 )); do
         t0=$(date +%s%N)
-        ha_psql -d "$HA_DB" -c "INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
+        ha_psql -d postgres -c "INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
         took=$(( ($(date +%s%N) - t0) / 1000000 ))
         ((took > longest)) && longest=$took
         sleep 0.1
