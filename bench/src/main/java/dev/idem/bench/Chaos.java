@@ -323,6 +323,8 @@ final class Chaos {
         int kafkaSent;
         int kafkaAcked;
         int kafkaFailed;
+        /** The longest wait for one answer, whatever it said: a request the service let hang shows here. */
+        long slowestAnswerMs;
         /** Per minute of the storm: latencies (ms, first send to SUCCESS) and the instances' RSS (MB). */
         final Map<Integer, List<Long>> latencies = new LinkedHashMap<>();
         final Map<Integer, List<Long>> rss = new LinkedHashMap<>();
@@ -386,7 +388,9 @@ final class Chaos {
             if (attempt == 0 && kafkaCopies != null && faultFromMs >= 0 && faultToMs < 0) {
                 copyToKafka(delivery);
             }
+            long sentAt = System.currentTimeMillis();
             ops.callback(next(), delivery.user(), delivery.order()).onComplete(answer -> {
+                slowestAnswerMs = Math.max(slowestAnswerMs, System.currentTimeMillis() - sentAt);
                 String body = answer.succeeded() ? answer.result().bodyAsString() : null;
                 if (answer.succeeded() && answer.result().statusCode() == 200 && body != null
                         && body.contains("\"SUCCESS\"")) {
@@ -638,9 +642,11 @@ final class Chaos {
         check(wrong, a.getLong("deadLettered") == 0, "records dead-lettered");
         boolean pass = wrong.isEmpty();
         String line = String.format(
-                "%-17s %5d orders × %d = %5d deliveries | not SUCCESS %4d (outside fault %d), %d retried, lost %d | "
-                        + "first %d, dup %d | PAID %d, coupons %d, orphans %d, DLQ %d | reconciled in %.0f s | %s",
+                "%-17s %5d orders × %d = %5d deliveries | not SUCCESS %4d (outside fault %d), %d retried, lost %d, "
+                        + "slowest answer %.1f s | first %d, dup %d | PAID %d, coupons %d, orphans %d, DLQ %d | "
+                        + "reconciled in %.0f s | %s",
                 fault, orders, perOrder, storm.deliveries.size(), storm.misses.size(), outside.size(), storm.retried, storm.lost,
+                storm.slowestAnswerMs / 1000.0,
                 storm.firsts, storm.duplicates, a.getLong("ordersPaid"), a.getLong("coupons"),
                 a.getLong("couponsWithoutPaidOrder"), a.getLong("deadLettered"), rec.getDouble("afterSeconds"),
                 pass ? "PASS" : "FAIL: " + String.join("; ", wrong));
@@ -682,6 +688,7 @@ final class Chaos {
                         .put("anomaly", storm.anomalies).put("notSuccess", storm.misses.size())
                         .put("notSuccessOutsideFault", outside.size()).put("deliveriesRetried", storm.retried)
                         .put("lost", storm.lost).put("kafkaCopies", storm.kafkaSent)
+                        .put("slowestAnswerMs", storm.slowestAnswerMs)
                         .put("notSuccessKinds", new JsonObject(new LinkedHashMap<>(kinds))))
                 .put("accounts", a)
                 .put("faultNote", note)
