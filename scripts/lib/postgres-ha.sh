@@ -10,6 +10,11 @@
 #   PG_HA_STATS_PORT (8440)    HAProxy's statistics page, /stats
 # Nodes pg1, pg2, pg3: PostgreSQL on PG_HA_PORTS, Patroni's REST API on PG_HA_REST_PORTS; etcd's
 # client and peer ports PG_HA_ETCD_PORT and PG_HA_ETCD_PEER_PORT (etcd's and Patroni's defaults).
+# Patroni talks to etcd over its v2 API (etcd --enable-v2), not v3: Debian 12's Patroni (3.0.2)
+# renews the leader key over v3 with a plain write when its cached view says it leads, so a leader
+# frozen past its TTL took the key back from the standby promoted meanwhile when it woke (./idem
+# chaos ha, primary-freeze: the new leader demoted and rewound, 30 s of its commits lost). Over
+# v2 the renewal is a compare-and-set on the leader's name: the woken node fails it and demotes.
 #
 # Everything lives in $PG_HA_DIR: etcd's data, haproxy.cfg, patronictl.yml, and each process's log
 # and pid file (etcd, haproxy, pg<n>.log/.pid). Patroni and PostgreSQL run as the postgres OS user,
@@ -256,7 +261,8 @@ pg_ha_etcd_up() {
   spawn_detached "$PG_HA_DIR/etcd.pid" "$PG_HA_DIR/etcd.log" etcd --name "$PG_HA_SCOPE" \
     --data-dir "$PG_HA_DIR/etcd" --listen-client-urls "$url" --advertise-client-urls "$url" \
     --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-    --initial-cluster "$PG_HA_SCOPE=$peer" --initial-cluster-token "$PG_HA_SCOPE" --initial-cluster-state new
+    --initial-cluster "$PG_HA_SCOPE=$peer" --initial-cluster-token "$PG_HA_SCOPE" --initial-cluster-state new \
+    --enable-v2=true
   wait_for 30 pg_ha_etcd_ok || die "postgres-ha: etcd not healthy within 30 s; see $PG_HA_DIR/etcd.log"
 }
 
@@ -295,8 +301,8 @@ log:
 restapi:
   listen: $HOST:${PG_HA_REST_PORTS[i]}
   connect_address: $HOST:${PG_HA_REST_PORTS[i]}
-etcd3:
-  hosts: $HOST:$PG_HA_ETCD_PORT
+etcd:
+  host: $HOST:$PG_HA_ETCD_PORT
 bootstrap:
   dcs:
     ttl: 10
@@ -385,8 +391,9 @@ defaults
   timeout server 30m
   timeout check 1s
   # a server is checked every second (every 500 ms while its state is changing), out after two
-  # failures, in after one success; its connections are cut the moment it is out
-  default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  # failures, in after two successes (a leader frozen and continued may answer once before its
+  # Patroni notices it lost the key); its connections are cut the moment it is out
+  default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
 
 listen stats
   mode http
@@ -432,8 +439,8 @@ pg_ha_write_ctl_config() {
   cat >"$PG_HA_DIR/patronictl.yml" <<YAML
 # For patronictl: scripts/services.sh's postgres-ha cluster (patronictl -c this list).
 scope: $PG_HA_SCOPE
-etcd3:
-  hosts: $HOST:$PG_HA_ETCD_PORT
+etcd:
+  host: $HOST:$PG_HA_ETCD_PORT
 YAML
 }
 
