@@ -52,8 +52,10 @@
 # every delivery sent while a fault is on also arrives on payment-callbacks. The faults, in
 # $CHAOS_HA_FAULTS:
 #   none              the control run on the cluster
-#   primary-kill      the leader's Patroni and PostgreSQL killed with SIGKILL (a node lost); it stays
-#                     down for the rest of the storm and rejoins afterwards
+#   primary-kill      the replicas' WAL receivers stopped for $CHAOS_HA_LAG_SECONDS (1) s, as
+#                     replicas behind by a moment, then the leader's Patroni and PostgreSQL killed
+#                     with SIGKILL (a node lost); it stays down for the rest of the storm and
+#                     rejoins afterwards
 #   switchover        `patronictl switchover` to the synchronous standby (planned maintenance)
 #   primary-freeze    the leader's Patroni and PostgreSQL stopped with SIGSTOP for
 #                     $CHAOS_HA_FREEZE_SECONDS (30, three TTLs), then continued: it must come back
@@ -62,9 +64,9 @@
 #                     the other replica synchronous; started again $CHAOS_DOWN s later
 #   primary-rejoin    the leader killed as in primary-kill, then started again mid-storm: it
 #                     rejoins the new leader as a replica (pg_rewind)
-#   primary-kill-async  synchronous_mode off, then the leader killed: what it had acknowledged and
-#                     not yet sent is lost; the run counts it and passes when the reconciliation
-#                     report shows every loss (synchronous_mode back on afterwards)
+#   primary-kill-async  the same kill with synchronous_mode off: what the leader had acknowledged
+#                     and not yet sent is lost; the run counts it and passes when the
+#                     reconciliation report shows every loss (synchronous_mode back on afterwards)
 # Each line also gives the seconds without a primary (the fault to the first write through
 # HAProxy that commits) and what the fault saw (the synchronous standby's replacement, the longest
 # commit, pg_rewind).
@@ -100,6 +102,7 @@ CHAOS_SINGLE_FAULTS="none redis-flush redis-restart postgres-restart kafka-resta
 CHAOS_CLUSTER_FAULTS="${CHAOS_CLUSTER_FAULTS:-none redis-master-kill kafka-broker-kill}"
 CHAOS_HA_FAULTS="${CHAOS_HA_FAULTS:-none primary-kill switchover primary-freeze sync-standby-kill primary-rejoin primary-kill-async}"
 CHAOS_HA_FREEZE_SECONDS="${CHAOS_HA_FREEZE_SECONDS:-30}"
+CHAOS_HA_LAG_SECONDS="${CHAOS_HA_LAG_SECONDS:-1}"
 # single (one Redis, one broker), cluster or ha; exported, so that a fault's own process knows it
 export CHAOS_ENGINES="${CHAOS_ENGINES:-single}"
 CHAOS_ORDERS="${CHAOS_ORDERS:-10000}"
@@ -249,6 +252,16 @@ ha_crash() {
   fi
   ((${#pids[@]})) || die "fault: member $1 is not running"
   pg_ha_kill -KILL "${pids[@]}"
+}
+
+# the WAL receivers of the running replicas
+ha_wal_receivers() {
+  local m postmaster
+  for m in "${PG_HA_MEMBERS[@]}"; do
+    pg_ha_is_leader "$m" && continue
+    postmaster="$(pg_ha_member_pid "$m")" || continue
+    pgrep -P "$postmaster" -f walreceiver || true
+  done
 }
 
 # ha_signal SIGNAL MEMBER: the member's Patroni and every PostgreSQL process of it
@@ -557,9 +570,19 @@ fault() {
       fi
       read -r leader _ < <(pg_ha_leader) || die "fault: no leader"
       stat -c %s "$PG_HA_DIR/$leader.log" >"$STATE/ha-log-offset-$leader" 2>/dev/null || true
+      local receivers=()
+      if [[ $name == primary-kill || $name == primary-kill-async ]]; then
+        # the replicas behind by a moment, as over a real network under load: their WAL receivers
+        # stopped, then the leader killed while they are (synchronous, its commits wait meanwhile)
+        mapfile -t receivers < <(ha_wal_receivers)
+        pg_ha_kill -STOP "${receivers[@]}"
+        sleep "$CHAOS_HA_LAG_SECONDS"
+        note replicaLagBytesAtKill "$(ha_psql -d postgres -c "SELECT max(pg_current_wal_lsn() - flush_lsn) FROM pg_stat_replication")"
+      fi
       log "fault: SIGKILL to the leader $leader (Patroni and PostgreSQL)"
       from=$(date +%s%N)
       ha_crash "$leader"
+      ((${#receivers[@]} == 0)) || pg_ha_kill -CONT "${receivers[@]}"
       ha_until_writable "$from"
       note newLeader "$(pg_ha_leader | cut -d' ' -f1)"
       if [[ $name == primary-rejoin || $name == primary-kill-async ]]; then
