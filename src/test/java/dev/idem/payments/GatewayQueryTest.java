@@ -39,6 +39,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -320,6 +322,7 @@ class GatewayQueryTest {
                 SELECT count(*) FROM i""", prefix, user, ts(future.minus(expiry).minusSeconds(1)), ts(future));
 
         int claimers = 8;
+        ExecutorService threads = Executors.newFixedThreadPool(claimers);
         CountDownLatch start = new CountDownLatch(1);
         List<CompletableFuture<List<String>>> claimed = new ArrayList<>();
         for (int c = 0; c < claimers; c++) {
@@ -339,13 +342,14 @@ class GatewayQueryTest {
                     }
                     batch.stream().map(QueryClaim::orderId).filter(id -> id.startsWith(prefix)).forEach(mine::add);
                 }
-            }));
+            }, threads));
         }
         start.countDown();
         List<String> all = new ArrayList<>();
         for (CompletableFuture<List<String>> claimer : claimed) {
             all.addAll(claimer.get());
         }
+        threads.shutdown();
         Set<String> distinct = new HashSet<>(all);
         assertEquals(due, all.size(), "claims");
         assertEquals(due, distinct.size(), "orders claimed");

@@ -123,15 +123,20 @@ public final class AlipaySimulator {
     public String sign(Map<String, String> parameters) {
         Map<String, String> signed = new LinkedHashMap<>(parameters);
         signed.put("sign_type", "RSA2");
+        signed.put("sign", rsa2(signedContent(parameters)));
+        return form(signed);
+    }
+
+    /** RSA2: the base64 SHA256withRSA signature of {@code content}'s UTF-8 bytes, by Alipay's key. */
+    private String rsa2(String content) {
         try {
             Signature signer = Signature.getInstance("SHA256withRSA");
             signer.initSign(alipayKey);
-            signer.update(signedContent(parameters).getBytes(StandardCharsets.UTF_8));
-            signed.put("sign", Base64.getEncoder().encodeToString(signer.sign()));
+            signer.update(content.getBytes(StandardCharsets.UTF_8));
+            return Base64.getEncoder().encodeToString(signer.sign());
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
-        return form(signed);
     }
 
     public static String form(Map<String, String> parameters) {
@@ -264,7 +269,7 @@ public final class AlipaySimulator {
         /** Alipay's answer: the response object's text, and the sign of exactly that text beside it. */
         private static Answer signed(AlipaySimulator signer, JsonObject response) {
             String text = response.encode();
-            String sign = TestKeys.sign(signer.alipayKey, text.getBytes(StandardCharsets.UTF_8));
+            String sign = signer.rsa2(text);
             String body = "{\"alipay_trade_query_response\":" + text + ",\"sign\":\"" + sign + "\"}";
             return new Answer(200, Map.of("Content-Type", "text/html;charset=utf-8"),
                     body.getBytes(StandardCharsets.UTF_8));

@@ -71,18 +71,6 @@ public final class TestKeys {
         return once(name + ".key", () -> randomString(32));
     }
 
-    /** The base64 SHA256withRSA signature of {@code content} by {@code key}. */
-    public static String sign(PrivateKey key, byte[] content) {
-        try {
-            Signature signer = Signature.getInstance("SHA256withRSA");
-            signer.initSign(key);
-            signer.update(content);
-            return Base64.getEncoder().encodeToString(signer.sign());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** Whether {@code base64Signature} is {@code content}'s SHA256withRSA signature by {@code key}'s pair. */
     public static boolean verifies(PublicKey key, byte[] content, String base64Signature) {
         try {
