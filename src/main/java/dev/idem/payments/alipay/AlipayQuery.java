@@ -7,14 +7,14 @@ import dev.idem.payments.query.GatewayHttp;
 import dev.idem.payments.query.GatewayQueriesConfig;
 import dev.idem.payments.query.GatewayQuery;
 import dev.idem.payments.query.QueryAnswer;
-import dev.idem.payments.query.QuerySwitch;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +36,8 @@ import java.util.stream.Collectors;
  * {@code alipay_trade_query_response}, and a paid trade is read as a notification's is.
  */
 @Startup
-@ApplicationScoped
-public class AlipayQuery implements GatewayQuery {
+@Singleton
+public class AlipayQuery extends GatewayQuery {
 
     static final String METHOD = "alipay.trade.query";
     static final String RESPONSE = "alipay_trade_query_response";
@@ -47,41 +47,28 @@ public class AlipayQuery implements GatewayQuery {
 
     private final Optional<AlipayNotifications.Keys> alipay;
     private final Optional<PrivateKey> appKey;
-    private final boolean enabled;
-    private final GatewayQueriesConfig.Query schedule;
     private final URI gatewayUrl;
     private final StrictJson json;
     private final GatewayHttp http;
     private final Clock clock;
 
+    @Inject
     AlipayQuery(GatewayQueriesConfig queries, AlipayNotifications notifications, StrictJson json, GatewayHttp http,
                 Clock clock) {
-        GatewayQueriesConfig.Alipay settings = queries.alipay();
-        this.alipay = notifications.keys();
-        this.appKey = settings.appPrivateKey().filter(key -> !key.isBlank())
-                .map(key -> Rsa.privateKey(PREFIX + ".app-private-key", key));
-        this.schedule = settings.query();
-        this.enabled = QuerySwitch.enabled(PREFIX, schedule, alipay.isPresent(), appKey.isPresent(),
+        this(queries.alipay(), notifications.keys(), queries.alipay().appPrivateKey().filter(key -> !key.isBlank())
+                .map(key -> Rsa.privateKey(PREFIX + ".app-private-key", key)), json, http, clock);
+    }
+
+    private AlipayQuery(GatewayQueriesConfig.Alipay settings, Optional<AlipayNotifications.Keys> alipay,
+                        Optional<PrivateKey> appKey, StrictJson json, GatewayHttp http, Clock clock) {
+        super(PaymentGateway.ALIPAY, settings.query(), PREFIX, alipay.isPresent(), appKey.isPresent(),
                 PREFIX + ".app-private-key");
+        this.alipay = alipay;
+        this.appKey = appKey;
         this.gatewayUrl = settings.gatewayUrl();
         this.json = json;
         this.http = http;
         this.clock = clock;
-    }
-
-    @Override
-    public PaymentGateway gateway() {
-        return PaymentGateway.ALIPAY;
-    }
-
-    @Override
-    public boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public GatewayQueriesConfig.Query schedule() {
-        return schedule;
     }
 
     @Override
@@ -92,8 +79,7 @@ public class AlipayQuery implements GatewayQuery {
                 .map(answer -> answer.status() == 200
                         ? read(orderId, answer.body())
                         : new QueryAnswer.Failed("Alipay answered HTTP " + answer.status(),
-                                answer.status() == 429 || answer.status() >= 500))
-                .onFailure().recoverWithItem(failure -> new QueryAnswer.Failed("no answer: " + failure, true));
+                                answer.status() == 429 || answer.status() >= 500));
     }
 
     private SortedMap<String, String> parameters(String orderId) {

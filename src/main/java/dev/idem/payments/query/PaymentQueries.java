@@ -144,6 +144,7 @@ public class PaymentQueries {
         long wait = paces.get(gateway.gateway()).waitNanos(System.nanoTime());
         return after(TimeUnit.NANOSECONDS.toMillis(wait))
                 .chain(() -> gateway.ask(orderId))
+                .onFailure().recoverWithItem(failure -> new QueryAnswer.Failed("no answer: " + failure, true))
                 .chain(answer -> answer instanceof QueryAnswer.Failed failed && failed.retry() && attempt < ATTEMPTS
                         ? after(RETRY_DELAY.toMillis() << (attempt - 1)).chain(() -> ask(gateway, orderId, attempt + 1))
                         : Uni.createFrom().item(answer));

@@ -8,14 +8,14 @@ import dev.idem.payments.query.GatewayHttp;
 import dev.idem.payments.query.GatewayQueriesConfig;
 import dev.idem.payments.query.GatewayQuery;
 import dev.idem.payments.query.QueryAnswer;
-import dev.idem.payments.query.QuerySwitch;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -34,8 +34,8 @@ import java.util.function.Function;
  * the transaction object a notification carries, read by the same {@link WeChatPayTransaction}.
  */
 @Startup
-@ApplicationScoped
-public class WeChatPayQuery implements GatewayQuery {
+@Singleton
+public class WeChatPayQuery extends GatewayQuery {
 
     static final String PATH = "/v3/pay/transactions/out-trade-no/";
     static final String SCHEME = "WECHATPAY2-SHA256-RSA2048";
@@ -48,8 +48,6 @@ public class WeChatPayQuery implements GatewayQuery {
 
     private final Optional<WeChatPayKeys> platform;
     private final Optional<Merchant> merchant;
-    private final boolean enabled;
-    private final GatewayQueriesConfig.Query schedule;
     private final URI apiBase;
     private final WeChatPaySignature signature;
     private final StrictJson json;
@@ -57,13 +55,18 @@ public class WeChatPayQuery implements GatewayQuery {
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
 
+    @Inject
     WeChatPayQuery(GatewayQueriesConfig queries, PaymentsConfig config, WeChatPayNotifications notifications,
                    StrictJson json, GatewayHttp http, Clock clock) {
-        GatewayQueriesConfig.WeChatPay wechatpay = queries.wechatpay();
-        this.platform = notifications.keys();
-        this.merchant = merchant(wechatpay);
-        this.schedule = wechatpay.query();
-        this.enabled = QuerySwitch.enabled(PREFIX, schedule, platform.isPresent(), merchant.isPresent(), KEYS);
+        this(queries.wechatpay(), notifications.keys(), merchant(queries.wechatpay()), config, json, http, clock);
+    }
+
+    private WeChatPayQuery(GatewayQueriesConfig.WeChatPay wechatpay, Optional<WeChatPayKeys> platform,
+                           Optional<Merchant> merchant, PaymentsConfig config, StrictJson json, GatewayHttp http,
+                           Clock clock) {
+        super(PaymentGateway.WECHATPAY, wechatpay.query(), PREFIX, platform.isPresent(), merchant.isPresent(), KEYS);
+        this.platform = platform;
+        this.merchant = merchant;
         this.apiBase = wechatpay.apiBase();
         this.signature = new WeChatPaySignature(config.callback().tolerance(), clock);
         this.json = json;
@@ -88,21 +91,6 @@ public class WeChatPayQuery implements GatewayQuery {
     }
 
     @Override
-    public PaymentGateway gateway() {
-        return PaymentGateway.WECHATPAY;
-    }
-
-    @Override
-    public boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public GatewayQueriesConfig.Query schedule() {
-        return schedule;
-    }
-
-    @Override
     public Uni<QueryAnswer> ask(String orderId) {
         Merchant m = merchant.orElseThrow();
         String base = apiBase.getRawPath() == null ? "" : apiBase.getRawPath().replaceAll("/+$", "");
@@ -112,8 +100,7 @@ public class WeChatPayQuery implements GatewayQuery {
                 "Authorization", authorization(m, "GET", pathAndQuery, clock.instant().getEpochSecond(), nonce()),
                 "Accept", "application/json");
         return http.send(HttpMethod.GET, url, headers, null)
-                .map(answer -> read(orderId, answer.status(), answer::header, answer.body()))
-                .onFailure().recoverWithItem(failure -> new QueryAnswer.Failed("no answer: " + failure, true));
+                .map(answer -> read(orderId, answer.status(), answer::header, answer.body()));
     }
 
     /**
