@@ -3,7 +3,7 @@ package dev.idem.orders;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 
-/** An order as stored and as answered. */
+/** An order as stored and as answered; {@code gateway} is null when the order named none. */
 public record Order(
         String orderId,
         String userId,
@@ -12,7 +12,8 @@ public record Order(
         OrderStatus status,
         String tradeNo,
         Instant createdAt,
-        Instant paidAt) {
+        Instant paidAt,
+        PaymentGateway gateway) {
 
     public JsonObject toJson() {
         return new JsonObject()
@@ -23,6 +24,7 @@ public record Order(
                 .put("status", status.name())
                 .put("tradeNo", tradeNo)
                 .put("createdAt", createdAt == null ? null : createdAt.toString())
-                .put("paidAt", paidAt == null ? null : paidAt.toString());
+                .put("paidAt", paidAt == null ? null : paidAt.toString())
+                .put("gateway", gateway == null ? null : gateway.id());
     }
 }

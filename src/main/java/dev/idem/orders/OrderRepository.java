@@ -9,7 +9,10 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -17,11 +20,12 @@ import java.util.stream.Collectors;
 @ApplicationScoped
 public class OrderRepository {
 
-    private static final String COLUMNS = "id, user_id, amount_cents, currency, status, trade_no, created_at, paid_at";
+    private static final String COLUMNS =
+            "id, user_id, amount_cents, currency, status, trade_no, created_at, paid_at, gateway";
 
     private static final String INSERT = """
-            INSERT INTO orders (id, user_id, amount_cents, currency, status, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6)""";
+            INSERT INTO orders (id, user_id, amount_cents, currency, status, created_at, gateway, query_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)""";
 
     private static final String FIND = "SELECT " + COLUMNS + " FROM orders WHERE id = $1";
 
@@ -38,10 +42,74 @@ public class OrderRepository {
             WHERE id = $1 AND status IN (%s)
             RETURNING user_id""".formatted(sources(OrderStatus.CLOSED));
 
-    public Uni<Void> insert(SqlClient client, Order order) {
+    /**
+     * Due orders still waiting for their payment, oldest due first, at most $2; rows another claimer
+     * holds are skipped. Each is either claimed, its next query moved a lease ahead ($5) so that no
+     * other instance asks the gateway about it meanwhile, and its queries counted; or, once it expired
+     * (created before $3) or names a gateway that is not queried ($4), taken off the schedule.
+     * One statement: the claim commits with it, and the lease is what keeps others off.
+     */
+    private static final String CLAIM_QUERIES = """
+            WITH due AS (
+                SELECT id, created_at > $3 AND (gateway IS NULL OR gateway = ANY($4)) AS asked
+                FROM orders
+                WHERE status = 'WAIT_PAY' AND query_at <= $1
+                ORDER BY query_at LIMIT $2
+                FOR UPDATE SKIP LOCKED)
+            UPDATE orders o
+            SET query_at = CASE WHEN due.asked THEN $5::timestamptz END,
+                queries = o.queries + CASE WHEN due.asked THEN 1 ELSE 0 END
+            FROM due
+            WHERE o.id = due.id
+            RETURNING o.id, o.gateway, o.created_at, o.queries, due.asked""";
+
+    /** The claim's own query done: when the next one is due (NULL: none), unless another took it over since. */
+    private static final String SCHEDULE_QUERY = """
+            UPDATE orders SET query_at = $3
+            WHERE id = $1 AND queries = $2 AND status = 'WAIT_PAY'""";
+
+    /** {@code firstQueryAt}: when the order's payment is first asked of its gateway; null: never. */
+    public Uni<Void> insert(SqlClient client, Order order, Instant firstQueryAt) {
         return client.preparedQuery(INSERT)
-                .execute(Tuple.of(order.orderId(), order.userId(), order.amountCents(), order.currency(),
-                        order.status().name(), ts(order.createdAt())))
+                .execute(Tuple.from(new Object[] {order.orderId(), order.userId(), order.amountCents(),
+                        order.currency(), order.status().name(), ts(order.createdAt()),
+                        order.gateway() == null ? null : order.gateway().id(),
+                        firstQueryAt == null ? null : ts(firstQueryAt)}))
+                .replaceWithVoid();
+    }
+
+    /** An order claimed for a query of its gateway(s): {@code queries} counts this one. */
+    public record QueryClaim(String orderId, PaymentGateway gateway, Instant createdAt, int queries) {}
+
+    /**
+     * Claims up to {@code limit} orders whose query is due at {@code now}, for {@code lease}. Orders
+     * created before {@code expiredBefore}, or naming a gateway not in {@code queried}, leave the
+     * schedule instead.
+     */
+    public Uni<List<QueryClaim>> claimQueries(SqlClient client, Instant now, int limit, Instant expiredBefore,
+                                             List<PaymentGateway> queried, Duration lease) {
+        String[] gateways = queried.stream().map(PaymentGateway::id).toArray(String[]::new);
+        return client.preparedQuery(CLAIM_QUERIES)
+                .execute(Tuple.from(new Object[] {ts(now), limit, ts(expiredBefore), gateways, ts(now.plus(lease))}))
+                .map(rows -> {
+                    List<QueryClaim> claims = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        if (row.getBoolean("asked")) {
+                            claims.add(new QueryClaim(row.getString("id"), gateway(row),
+                                    instant(row, "created_at"), row.getInteger("queries")));
+                        }
+                    }
+                    return claims;
+                });
+    }
+
+    /**
+     * After the claim's query: the next one at {@code next}, none when null. Changes nothing if the
+     * order was settled meanwhile or claimed again (its lease ran out).
+     */
+    public Uni<Void> scheduleQuery(SqlClient client, QueryClaim claim, Instant next) {
+        return client.preparedQuery(SCHEDULE_QUERY)
+                .execute(Tuple.of(claim.orderId(), claim.queries(), next == null ? null : ts(next)))
                 .replaceWithVoid();
     }
 
@@ -100,6 +168,12 @@ public class OrderRepository {
                 OrderStatus.valueOf(row.getString("status")),
                 row.getString("trade_no"),
                 instant(row, "created_at"),
-                instant(row, "paid_at"));
+                instant(row, "paid_at"),
+                gateway(row));
+    }
+
+    private static PaymentGateway gateway(Row row) {
+        String id = row.getString("gateway");
+        return id == null ? null : PaymentGateway.named(id).orElseThrow();
     }
 }

@@ -31,19 +31,21 @@ public class OrderService {
     private final OrderRepository orders;
     private final Pool pool;
     private final TokenStore tokens;
+    private final FirstQuery firstQuery;
     private final Clock clock;
 
-    OrderService(OrderRepository orders, Pool pool, TokenStore tokens, Clock clock) {
+    OrderService(OrderRepository orders, Pool pool, TokenStore tokens, FirstQuery firstQuery, Clock clock) {
         this.orders = orders;
         this.pool = pool;
         this.tokens = tokens;
+        this.firstQuery = firstQuery;
         this.clock = clock;
     }
 
     /** Creates the order in {@code tx}: an Idempotency-Key submit's transaction, where its key is recorded. */
     public Uni<Order> create(SqlConnection tx, String userId, OrderRequest request) {
         Order order = newOrder(userId, request);
-        return orders.insert(tx, order).replaceWith(order);
+        return insert(tx, order).replaceWith(order);
     }
 
     /**
@@ -54,7 +56,7 @@ public class OrderService {
         return tokens.consume(token, userId).chain(consumption -> {
             if (consumption instanceof TokenStore.Consumption.Consumed consumed) {
                 Order order = newOrder(userId, request);
-                return pool.withTransaction(tx -> orders.insert(tx, order))
+                return pool.withTransaction(tx -> insert(tx, order))
                         .onFailure().call(() -> tokens.restore(token, userId, consumed.remaining()))
                         .replaceWith((TokenSubmit) new TokenSubmit.Created(order));
             }
@@ -68,8 +70,13 @@ public class OrderService {
         return orders.find(pool, orderId).map(found -> found.filter(order -> order.userId().equals(userId)));
     }
 
+    private Uni<Void> insert(SqlConnection tx, Order order) {
+        return orders.insert(tx, order, firstQuery.at(order).orElse(null));
+    }
+
     private Order newOrder(String userId, OrderRequest request) {
         return new Order(UUID.randomUUID().toString(), userId, request.amountCents(), request.currency(),
-                OrderStatus.WAIT_PAY, null, clock.instant().truncatedTo(ChronoUnit.MICROS), null);
+                OrderStatus.WAIT_PAY, null, clock.instant().truncatedTo(ChronoUnit.MICROS), null,
+                request.paymentGateway().orElse(null));
     }
 }

@@ -44,7 +44,7 @@ class OrderStateMachineTest {
 
     static Order order(OrderStatus status, String tradeNo) {
         return new Order("o-1", "u-1", 1999, "CNY", status, tradeNo, Instant.EPOCH,
-                status == PAID ? Instant.EPOCH : null);
+                status == PAID ? Instant.EPOCH : null, null);
     }
 
     @Test

@@ -55,7 +55,7 @@ class GatewayRetryScheduleTest {
     /** An order stored under an id chosen in advance, so that a notification can name it before it exists. */
     void storeOrder(String orderId) {
         orders.insert(pool, new Order(orderId, user, AMOUNT, "CNY", OrderStatus.WAIT_PAY, null,
-                Instant.now().truncatedTo(ChronoUnit.MICROS), null)).await().atMost(Duration.ofSeconds(30));
+                Instant.now().truncatedTo(ChronoUnit.MICROS), null, null), null).await().atMost(Duration.ofSeconds(30));
     }
 
     static List<Integer> statuses(List<RetrySchedule.Attempt> attempts) {

@@ -2,13 +2,17 @@ package dev.idem.testing;
 
 import static io.restassured.RestAssured.given;
 
+import com.sun.net.httpserver.HttpExchange;
 import io.restassured.response.Response;
+import io.vertx.core.json.JsonObject;
 import java.math.BigDecimal;
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.Signature;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -18,9 +22,11 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -34,6 +40,8 @@ public final class AlipaySimulator {
     public static final String PATH = "/api/payments/alipay/notify";
     /** The test profile's application id (its key pair: {@link TestKeys}). */
     public static final String APP_ID = "2021000000000001";
+    /** The application's own key pair, which signs its requests ({@link TestKeys}). */
+    public static final String APP_KEY = "alipay-app";
     /** Alipay's retries after the first delivery: 7 in 24 h 24 min. */
     public static final RetrySchedule SCHEDULE = new RetrySchedule(List.of(
             Duration.ofMinutes(4), Duration.ofMinutes(10), Duration.ofMinutes(10), Duration.ofHours(1),
@@ -115,15 +123,20 @@ public final class AlipaySimulator {
     public String sign(Map<String, String> parameters) {
         Map<String, String> signed = new LinkedHashMap<>(parameters);
         signed.put("sign_type", "RSA2");
+        signed.put("sign", rsa2(signedContent(parameters)));
+        return form(signed);
+    }
+
+    /** RSA2: the base64 SHA256withRSA signature of {@code content}'s UTF-8 bytes, by Alipay's key. */
+    private String rsa2(String content) {
         try {
             Signature signer = Signature.getInstance("SHA256withRSA");
             signer.initSign(alipayKey);
-            signer.update(signedContent(parameters).getBytes(StandardCharsets.UTF_8));
-            signed.put("sign", Base64.getEncoder().encodeToString(signer.sign()));
+            signer.update(content.getBytes(StandardCharsets.UTF_8));
+            return Base64.getEncoder().encodeToString(signer.sign());
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
-        return form(signed);
     }
 
     public static String form(Map<String, String> parameters) {
@@ -150,6 +163,117 @@ public final class AlipaySimulator {
     /** Alipay reads exactly {@code success} as "received"; anything else, or no answer, is retried. */
     public static boolean received(RetrySchedule.Attempt attempt) {
         return "success".equals(attempt.body());
+    }
+
+    /** Alipay's open-platform gateway for the test profile's application, on loopback: {@code alipay.trade.query}. */
+    public Api serve() {
+        return new Api(this, TestKeys.publicKey(APP_KEY));
+    }
+
+    /**
+     * {@code POST /gateway.do} as Alipay's open platform serves {@code alipay.trade.query}: the form's
+     * {@code sign} (RSA2 over every parameter but {@code sign}, empty ones left out, sorted,
+     * {@code k=v&k=v}) must verify with the application's public key, with this {@code app_id} and a
+     * {@code biz_content} naming {@code out_trade_no}, or the answer is {@code 40002}
+     * {@code isv.invalid-signature}. The answer is
+     * {@code {"alipay_trade_query_response":{...},"sign":"..."}}, its sign over the response object's
+     * exact text, by Alipay's key: {@code 10000} with the trade, or {@code 40004}
+     * {@code ACQ.TRADE_NOT_EXIST} for an order never seen.
+     */
+    public static final class Api extends GatewayApi {
+
+        private final AlipaySimulator gateway;
+        private final AlipaySimulator forger;
+        private final PublicKey appKey;
+
+        Api(AlipaySimulator gateway, PublicKey appKey) {
+            super("/gateway.do");
+            this.gateway = gateway;
+            this.forger = new AlipaySimulator(TestKeys.generate().getPrivate(), gateway.appId);
+            this.appKey = appKey;
+        }
+
+        public String gatewayUrl() {
+            return base() + "/gateway.do";
+        }
+
+        @Override
+        protected Supplier<HttpRequest> notification(Trade trade) {
+            String form = gateway.sign(gateway.notification(trade.orderId(), trade.tradeNo(), "TRADE_SUCCESS",
+                    trade.cents()));
+            return () -> request(form);
+        }
+
+        @Override
+        protected Optional<Asked> read(HttpExchange exchange, byte[] body) {
+            Map<String, String> form = new TreeMap<>();
+            for (String pair : new String(body, StandardCharsets.US_ASCII).split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    form.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+            String content = form.entrySet().stream()
+                    .filter(p -> !p.getKey().equals("sign") && !p.getValue().isEmpty())
+                    .map(p -> p.getKey() + "=" + p.getValue())
+                    .collect(Collectors.joining("&"));
+            if (!"POST".equals(exchange.getRequestMethod()) || !gateway.appId.equals(form.get("app_id"))
+                    || !"alipay.trade.query".equals(form.get("method")) || !"RSA2".equals(form.get("sign_type"))
+                    || form.get("sign") == null || form.get("biz_content") == null
+                    || !TestKeys.verifies(appKey, content.getBytes(StandardCharsets.UTF_8), form.get("sign"))) {
+                return Optional.empty();
+            }
+            String outTradeNo = new JsonObject(form.get("biz_content")).getString("out_trade_no");
+            return outTradeNo == null ? Optional.empty() : Optional.of(new Asked(outTradeNo));
+        }
+
+        @Override
+        protected Answer refusal() {
+            return signed(gateway, new JsonObject().put("code", "40002").put("msg", "Invalid Arguments")
+                    .put("sub_code", "isv.invalid-signature").put("sub_msg", "验签出错"));
+        }
+
+        @Override
+        protected Answer answer(String orderId, Trade trade, boolean forged) {
+            AlipaySimulator signer = forged ? forger : gateway;
+            if (trade == null) {
+                return signed(signer, new JsonObject().put("code", "40004").put("msg", "Business Failed")
+                        .put("sub_code", "ACQ.TRADE_NOT_EXIST").put("sub_msg", "交易不存在")
+                        .put("buyer_pay_amount", "0.00").put("invoice_amount", "0.00").put("out_trade_no", orderId)
+                        .put("point_amount", "0.00").put("receipt_amount", "0.00"));
+            }
+            String amount = yuan(trade.cents());
+            JsonObject response = new JsonObject().put("code", "10000").put("msg", "Success")
+                    .put("buyer_logon_id", "159****5620")
+                    .put("buyer_pay_amount", trade.state() == State.PAID ? amount : "0.00")
+                    .put("buyer_user_id", "2088101117955611")
+                    .put("invoice_amount", trade.state() == State.PAID ? amount : "0.00")
+                    .put("out_trade_no", orderId)
+                    .put("point_amount", "0.00")
+                    .put("receipt_amount", trade.state() == State.PAID ? amount : "0.00")
+                    .put("total_amount", amount)
+                    .put("trade_no", trade.tradeNo() == null ? "2013112011001004330000121536" : trade.tradeNo())
+                    .put("trade_status", switch (trade.state()) {
+                        case PAID -> "TRADE_SUCCESS";
+                        case UNPAID -> "WAIT_BUYER_PAY";
+                        case CLOSED -> "TRADE_CLOSED";
+                    });
+            if (trade.state() == State.PAID) {
+                response.put("send_pay_date",
+                        LocalDateTime.ofInstant(trade.paidAt(), ZoneId.of("Asia/Shanghai")).format(ALIPAY_TIME));
+            }
+            return signed(signer, response);
+        }
+
+        /** Alipay's answer: the response object's text, and the sign of exactly that text beside it. */
+        private static Answer signed(AlipaySimulator signer, JsonObject response) {
+            String text = response.encode();
+            String sign = signer.rsa2(text);
+            String body = "{\"alipay_trade_query_response\":" + text + ",\"sign\":\"" + sign + "\"}";
+            return new Answer(200, Map.of("Content-Type", "text/html;charset=utf-8"),
+                    body.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     /** Delivers {@code parameters} on Alipay's schedule compressed {@code compression} times. */

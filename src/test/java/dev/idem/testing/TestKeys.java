@@ -12,6 +12,7 @@ import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
+import java.security.Signature;
 import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.RSAPublicKeySpec;
@@ -35,7 +36,7 @@ public final class TestKeys {
 
     /** The private half of the build's pair called {@code name}. */
     public static PrivateKey privateKey(String name) {
-        String base64 = once(name + "-private.pem", TestKeys::newPrivatePem)
+        String base64 = privatePem(name)
                 .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
         try {
             return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
@@ -44,12 +45,22 @@ public final class TestKeys {
         }
     }
 
+    /** The private half of the build's pair called {@code name}, as PKCS#8 PEM: a merchant's own key, for its configuration. */
+    public static String privatePem(String name) {
+        return once(name + "-private.pem", TestKeys::newPrivatePem);
+    }
+
     /** The public half of the build's pair called {@code name}, as PEM, the way a gateway's console gives it. */
     public static String publicPem(String name) {
+        return pem(publicKey(name));
+    }
+
+    /** The public half of the build's pair called {@code name}. */
+    public static PublicKey publicKey(String name) {
         RSAPrivateCrtKey key = (RSAPrivateCrtKey) privateKey(name);
         try {
-            return pem(KeyFactory.getInstance("RSA")
-                    .generatePublic(new RSAPublicKeySpec(key.getModulus(), key.getPublicExponent())));
+            return KeyFactory.getInstance("RSA")
+                    .generatePublic(new RSAPublicKeySpec(key.getModulus(), key.getPublicExponent()));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
@@ -58,6 +69,18 @@ public final class TestKeys {
     /** The build's 32-character secret called {@code name} (an APIv3 key). */
     public static String secret(String name) {
         return once(name + ".key", () -> randomString(32));
+    }
+
+    /** Whether {@code base64Signature} is {@code content}'s SHA256withRSA signature by {@code key}'s pair. */
+    public static boolean verifies(PublicKey key, byte[] content, String base64Signature) {
+        try {
+            Signature verifier = Signature.getInstance("SHA256withRSA");
+            verifier.initVerify(key);
+            verifier.update(content);
+            return verifier.verify(Base64.getDecoder().decode(base64Signature));
+        } catch (GeneralSecurityException | IllegalArgumentException notASignature) {
+            return false;
+        }
     }
 
     public static KeyPair generate() {

@@ -2,13 +2,17 @@ package dev.idem.testing;
 
 import static io.restassured.RestAssured.given;
 
+import com.sun.net.httpserver.HttpExchange;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.Signature;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,9 +20,15 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -37,6 +47,10 @@ public final class WeChatPaySimulator {
     public static final String SERIAL = "5E1A11AB0000000000000000000000000000TEST";
     public static final String SECOND_SERIAL = "PUB_KEY_ID_0000000000000000000000000000TEST";
     public static final String API_V3_KEY = TestKeys.secret("wechatpay-apiv3");
+    /** The test profile's merchant: its id, and its API certificate's serial and key ({@link TestKeys}). */
+    public static final String MCHID = "1230000109";
+    public static final String MERCHANT_SERIAL = "3775B6A45ACD588826D15E583A95F5DD00000000";
+    public static final String MERCHANT_KEY = "wechatpay-merchant";
     /** WeChat Pay's retries after the first delivery: 15 in 24 h 4 min. */
     public static final RetrySchedule SCHEDULE = new RetrySchedule(List.of(
             Duration.ofSeconds(15), Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofMinutes(3),
@@ -207,6 +221,116 @@ public final class WeChatPaySimulator {
     /** WeChat Pay reads 200 or 204 as "received"; anything else, or no answer, is retried. */
     public static boolean received(RetrySchedule.Attempt attempt) {
         return attempt.status() == 200 || attempt.status() == 204;
+    }
+
+    /** WeChat Pay's API for the test profile's merchant, on loopback: the query by out_trade_no. */
+    public Api serve() {
+        return new Api(this, TestKeys.publicKey(MERCHANT_KEY));
+    }
+
+    /**
+     * {@code GET /v3/pay/transactions/out-trade-no/{out_trade_no}?mchid={mchid}} as WeChat Pay API v3
+     * serves it: the request must carry the merchant's {@code WECHATPAY2-SHA256-RSA2048}
+     * Authorization (SHA256withRSA over {@code GET\npath?query\ntimestamp\nnonce\n\n}, the
+     * merchant's serial and mchid, a timestamp within five minutes), or it is refused 401
+     * {@code SIGN_ERROR}. The answer is the transaction object (its {@code transaction_id} only once
+     * paid), or 404 {@code ORDER_NOT_EXIST}, signed with the platform's key in the
+     * {@code Wechatpay-*} headers as a notification is.
+     */
+    public static final class Api extends GatewayApi {
+
+        private static final Pattern AUTHORIZATION =
+                Pattern.compile("WECHATPAY2-SHA256-RSA2048 (.*)");
+        private static final Pattern PARAMETER = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+        private static final String PATH = "/v3/pay/transactions/out-trade-no/";
+
+        private final WeChatPaySimulator gateway;
+        private final WeChatPaySimulator forger;
+        private final PublicKey merchantKey;
+
+        Api(WeChatPaySimulator gateway, PublicKey merchantKey) {
+            super(PATH);
+            this.gateway = gateway;
+            this.forger = gateway.withPlatformKey(TestKeys.generate().getPrivate());
+            this.merchantKey = merchantKey;
+        }
+
+        @Override
+        protected Supplier<HttpRequest> notification(Trade trade) {
+            String body = gateway.notification(trade.orderId(), trade.tradeNo(), "SUCCESS", trade.cents());
+            return () -> gateway.request(body);
+        }
+
+        @Override
+        protected Optional<Asked> read(HttpExchange exchange, byte[] body) {
+            URI uri = exchange.getRequestURI();
+            String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+            if (!"GET".equals(exchange.getRequestMethod()) || authorization == null
+                    || !("mchid=" + MCHID).equals(uri.getRawQuery())) {
+                return Optional.empty();
+            }
+            Matcher scheme = AUTHORIZATION.matcher(authorization);
+            if (!scheme.matches()) {
+                return Optional.empty();
+            }
+            Map<String, String> p = new HashMap<>();
+            Matcher parameter = PARAMETER.matcher(scheme.group(1));
+            while (parameter.find()) {
+                p.put(parameter.group(1), parameter.group(2));
+            }
+            String timestamp = p.getOrDefault("timestamp", "");
+            if (!MCHID.equals(p.get("mchid")) || !MERCHANT_SERIAL.equals(p.get("serial_no"))
+                    || !timestamp.matches("[0-9]{1,12}")
+                    || Math.abs(Instant.now().getEpochSecond() - Long.parseLong(timestamp)) > 300) {
+                return Optional.empty();
+            }
+            String message = "GET\n" + uri.getRawPath() + "?" + uri.getRawQuery() + "\n" + timestamp + "\n"
+                    + p.get("nonce_str") + "\n" + new String(body, StandardCharsets.UTF_8) + "\n";
+            if (p.get("signature") == null
+                    || !TestKeys.verifies(merchantKey, message.getBytes(StandardCharsets.UTF_8), p.get("signature"))) {
+                return Optional.empty();
+            }
+            return Optional.of(new Asked(URLDecoder.decode(uri.getRawPath().substring(PATH.length()),
+                    StandardCharsets.UTF_8)));
+        }
+
+        @Override
+        protected Answer refusal() {
+            return signed(gateway, 401, new JsonObject().put("code", "SIGN_ERROR").put("message", "签名错误"));
+        }
+
+        @Override
+        protected Answer answer(String orderId, Trade trade, boolean forged) {
+            WeChatPaySimulator signer = forged ? forger : gateway;
+            if (trade == null) {
+                return signed(signer, 404, new JsonObject().put("code", "ORDER_NOT_EXIST").put("message", "订单不存在"));
+            }
+            JsonObject transaction;
+            if (trade.state() == State.PAID) {
+                transaction = transaction(orderId, trade.tradeNo(), "SUCCESS", trade.cents())
+                        .put("success_time", OffsetDateTime.ofInstant(trade.paidAt(), ZoneOffset.ofHours(8))
+                                .truncatedTo(ChronoUnit.SECONDS).toString());
+            } else {
+                transaction = transaction(orderId, "unused", trade.state() == State.UNPAID ? "NOTPAY" : "CLOSED",
+                        trade.cents());
+                transaction.remove("transaction_id");
+                transaction.remove("payer");
+                transaction.put("trade_state_desc", trade.state() == State.UNPAID ? "订单未支付" : "订单已关闭");
+            }
+            return signed(signer, 200, transaction);
+        }
+
+        private static Answer signed(WeChatPaySimulator signer, int status, JsonObject body) {
+            String text = body.encode();
+            Headers headers = signer.sign(text);
+            return new Answer(status, Map.of(
+                    "Content-Type", "application/json",
+                    "Request-ID", UUID.randomUUID().toString(),
+                    "Wechatpay-Serial", headers.serial(),
+                    "Wechatpay-Timestamp", headers.timestamp(),
+                    "Wechatpay-Nonce", headers.nonce(),
+                    "Wechatpay-Signature", headers.signature()), text.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     /** Delivers {@code body} on WeChat Pay's schedule compressed {@code compression} times. */

@@ -17,6 +17,7 @@ import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * Reads an Alipay asynchronous notification at the edge: the RSA2 signature and the app id first
@@ -32,7 +33,7 @@ public class AlipayNotifications {
             DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
 
     /** The application's id and Alipay's key; empty when the gateway is switched off. */
-    private record Keys(String appId, PublicKey alipayKey) {}
+    record Keys(String appId, PublicKey alipayKey) {}
 
     private final Optional<Keys> keys;
 
@@ -63,6 +64,11 @@ public class AlipayNotifications {
         return keys.isPresent();
     }
 
+    /** Alipay's key verifies the query's answers too, and the query asks as this application. */
+    Optional<Keys> keys() {
+        return keys;
+    }
+
     public Notice read(byte[] body) {
         if (keys.isEmpty()) {
             return new Notice.Unauthentic("Alipay is not configured");
@@ -82,12 +88,17 @@ public class AlipayNotifications {
         if (!keys.get().appId().equals(form.get("app_id").orElse(null))) {
             return new Notice.Unauthentic("app_id is not this application's");
         }
-        return trade(form);
+        return trade(form::get);
     }
 
-    /** TRADE_SUCCESS and TRADE_FINISHED pay, TRADE_CLOSED closes, WAIT_BUYER_PAY changes nothing. */
-    private static Notice trade(AlipayForm form) {
-        String tradeStatus = form.get("trade_status").orElse("");
+    /**
+     * A trade by its members' names in a notification ({@code trade_status}, {@code out_trade_no},
+     * {@code trade_no}, {@code total_amount}, {@code gmt_payment}): TRADE_SUCCESS and TRADE_FINISHED
+     * pay, TRADE_CLOSED closes, WAIT_BUYER_PAY changes nothing. The query's answer is read here too,
+     * so that it builds the very payment the notification would.
+     */
+    static Notice trade(Function<String, Optional<String>> form) {
+        String tradeStatus = form.apply("trade_status").orElse("");
         String status;
         switch (tradeStatus) {
             case "TRADE_SUCCESS", "TRADE_FINISHED" -> status = PaymentCallback.SUCCESS;
@@ -100,17 +111,17 @@ public class AlipayNotifications {
                         + "or WAIT_BUYER_PAY");
             }
         }
-        Optional<String> outTradeNo = form.get("out_trade_no").filter(s -> !s.isBlank());
-        Optional<String> tradeNo = form.get("trade_no").filter(s -> !s.isBlank());
+        Optional<String> outTradeNo = form.apply("out_trade_no").filter(s -> !s.isBlank());
+        Optional<String> tradeNo = form.apply("trade_no").filter(s -> !s.isBlank());
         if (outTradeNo.isEmpty() || tradeNo.isEmpty()) {
             return new Notice.Unreadable("out_trade_no and trade_no are required");
         }
-        OptionalLong cents = AlipayAmount.cents(form.get("total_amount").orElse(null));
+        OptionalLong cents = AlipayAmount.cents(form.apply("total_amount").orElse(null));
         if (cents.isEmpty()) {
             return new Notice.Unreadable("total_amount must be yuan with at most two decimals, e.g. 19.99");
         }
         Instant paidAt = null;
-        Optional<String> gmtPayment = form.get("gmt_payment").filter(s -> !s.isEmpty());
+        Optional<String> gmtPayment = form.apply("gmt_payment").filter(s -> !s.isEmpty());
         if (gmtPayment.isPresent()) {
             try {
                 paidAt = LocalDateTime.parse(gmtPayment.get(), GMT_FORMAT).atZone(ALIPAY_TIME).toInstant();

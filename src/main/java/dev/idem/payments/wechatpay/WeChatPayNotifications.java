@@ -35,6 +35,11 @@ public class WeChatPayNotifications {
         return keys.isPresent();
     }
 
+    /** The platform's keys verify the query's answers too. */
+    Optional<WeChatPayKeys> keys() {
+        return keys;
+    }
+
     public Notice read(String serial, String timestamp, String nonce, String signed, byte[] body) {
         if (keys.isEmpty()) {
             return new Notice.Unauthentic("WeChat Pay is not configured");
