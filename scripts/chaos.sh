@@ -233,7 +233,9 @@ ha_roles() {
 }
 
 ha_up() {
-  bash "$ROOT/scripts/services.sh" postgres-ha >&2
+  # started or reused; whole again below, whatever an earlier drill left (a member catching up,
+  # synchronous_mode off)
+  bash "$ROOT/scripts/services.sh" postgres-ha >&2 || true
   ha_heal
   ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
   # the probes' writes, beside the service's database (whose schema is Flyway's)
@@ -594,6 +596,10 @@ fault() {
           die "fault: $leader is no replica 120 s after its start"
         note rejoinedSeconds "$(seconds_since "$from")"
         note pgRewind "$(ha_rewound "$leader")"
+      fi
+      if [[ $name == primary-kill-async ]]; then
+        pg_ha_ctl edit-config --set synchronous_mode=true --force >/dev/null
+        log "fault: synchronous_mode on again"
       fi
       log "fault: $(ha_roles)"
       ;;
