@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.coupons.CouponsConfig;
 import dev.idem.ops.OpsConfig;
-import dev.idem.orders.OrdersConfig;
 import dev.idem.outbox.OutboxConfig;
 import dev.idem.payments.PaymentsConfig;
-import dev.idem.payments.query.GatewayQueriesConfig;
 import dev.idem.pipeline.PipelineConfig;
 import dev.idem.web.ApiConfig;
 import io.quarkus.runtime.configuration.DurationConverter;
@@ -58,8 +56,6 @@ class ConfigurationKeysTest {
                 .withMapping(ApiConfig.class)
                 .withMapping(OutboxConfig.class)
                 .withMapping(PipelineConfig.class)
-                .withMapping(OrdersConfig.class)
-                .withMapping(GatewayQueriesConfig.class)
                 .withSources(new PropertiesConfigSource(
                         ConfigurationKeysTest.class.getResource("/application.properties"), 250))
                 .withSources(new MapBackedConfigSource("system properties", system, 400) {})
@@ -69,12 +65,11 @@ class ConfigurationKeysTest {
 
     /** The roots, read from one configuration. */
     record Roots(PaymentsConfig payments, CouponsConfig coupons, OpsConfig ops, ApiConfig api, OutboxConfig outbox,
-                 PipelineConfig pipeline, OrdersConfig orders, GatewayQueriesConfig queries) {
+                 PipelineConfig pipeline) {
         static Roots of(SmallRyeConfig config) {
             return new Roots(config.getConfigMapping(PaymentsConfig.class), config.getConfigMapping(CouponsConfig.class),
                     config.getConfigMapping(OpsConfig.class), config.getConfigMapping(ApiConfig.class),
-                    config.getConfigMapping(OutboxConfig.class), config.getConfigMapping(PipelineConfig.class),
-                    config.getConfigMapping(OrdersConfig.class), config.getConfigMapping(GatewayQueriesConfig.class));
+                    config.getConfigMapping(OutboxConfig.class), config.getConfigMapping(PipelineConfig.class));
         }
     }
 
@@ -96,33 +91,33 @@ class ConfigurationKeysTest {
             new Key("idem.gateways.alipay.public-key", Optional.empty(), "pem", Optional.of("pem"),
                     r -> r.payments().gateways().alipay().publicKey()),
             new Key("idem.gateways.wechatpay.api-base", URI.create("https://api.mch.weixin.qq.com"),
-                    "http://127.0.0.1:8091", URI.create("http://127.0.0.1:8091"), r -> r.queries().wechatpay().apiBase()),
+                    "http://127.0.0.1:8091", URI.create("http://127.0.0.1:8091"), r -> r.payments().gateways().wechatpay().merchant().apiBase()),
             new Key("idem.gateways.wechatpay.mchid", Optional.empty(), "1230000109", Optional.of("1230000109"),
-                    r -> r.queries().wechatpay().mchid()),
+                    r -> r.payments().gateways().wechatpay().merchant().mchid()),
             new Key("idem.gateways.wechatpay.merchant-serial", Optional.empty(), "3775B6", Optional.of("3775B6"),
-                    r -> r.queries().wechatpay().merchantSerial()),
+                    r -> r.payments().gateways().wechatpay().merchant().merchantSerial()),
             new Key("idem.gateways.wechatpay.merchant-private-key", Optional.empty(), "pem", Optional.of("pem"),
-                    r -> r.queries().wechatpay().merchantPrivateKey()),
+                    r -> r.payments().gateways().wechatpay().merchant().merchantPrivateKey()),
             new Key("idem.gateways.alipay.gateway-url", URI.create("https://openapi.alipay.com/gateway.do"),
                     "http://127.0.0.1:8092/gateway.do", URI.create("http://127.0.0.1:8092/gateway.do"),
-                    r -> r.queries().alipay().gatewayUrl()),
+                    r -> r.payments().gateways().alipay().app().gatewayUrl()),
             new Key("idem.gateways.alipay.app-private-key", Optional.empty(), "pem", Optional.of("pem"),
-                    r -> r.queries().alipay().appPrivateKey()),
+                    r -> r.payments().gateways().alipay().app().appPrivateKey()),
             new Key("idem.gateways.wechatpay.query.enabled", Optional.empty(), "false", Optional.of(false),
-                    r -> r.queries().wechatpay().query().enabled()),
+                    r -> r.payments().gateways().wechatpay().merchant().query().enabled()),
             new Key("idem.gateways.wechatpay.query.first-delay", Duration.ofMinutes(5), "1m", Duration.ofMinutes(1),
-                    r -> r.queries().wechatpay().query().firstDelay()),
+                    r -> r.payments().gateways().wechatpay().merchant().query().firstDelay()),
             new Key("idem.gateways.wechatpay.query.max-interval", Duration.ofMinutes(30), "10m", Duration.ofMinutes(10),
-                    r -> r.queries().wechatpay().query().maxInterval()),
-            new Key("idem.gateways.wechatpay.query.rate", 20, "5", 5, r -> r.queries().wechatpay().query().rate()),
+                    r -> r.payments().gateways().wechatpay().merchant().query().maxInterval()),
+            new Key("idem.gateways.wechatpay.query.rate", 20, "5", 5, r -> r.payments().gateways().wechatpay().merchant().query().rate()),
             new Key("idem.gateways.alipay.query.enabled", Optional.empty(), "false", Optional.of(false),
-                    r -> r.queries().alipay().query().enabled()),
+                    r -> r.payments().gateways().alipay().app().query().enabled()),
             new Key("idem.gateways.alipay.query.first-delay", Duration.ofMinutes(5), "2m", Duration.ofMinutes(2),
-                    r -> r.queries().alipay().query().firstDelay()),
+                    r -> r.payments().gateways().alipay().app().query().firstDelay()),
             new Key("idem.gateways.alipay.query.max-interval", Duration.ofMinutes(30), "20m", Duration.ofMinutes(20),
-                    r -> r.queries().alipay().query().maxInterval()),
-            new Key("idem.gateways.alipay.query.rate", 20, "7", 7, r -> r.queries().alipay().query().rate()),
-            new Key("idem.orders.expiry", Duration.ofHours(2), "3h", Duration.ofHours(3), r -> r.orders().expiry()),
+                    r -> r.payments().gateways().alipay().app().query().maxInterval()),
+            new Key("idem.gateways.alipay.query.rate", 20, "7", 7, r -> r.payments().gateways().alipay().app().query().rate()),
+            new Key("idem.orders.expiry", Duration.ofHours(2), "3h", Duration.ofHours(3), r -> r.payments().orders().expiry()),
             new Key("idem.http.max-request-target-length", 4096, "2048", 2048, r -> r.api().http().maxRequestTargetLength()),
             new Key("idem.http.max-headers-size", 20L * 1024, "10K", 10L * 1024,
                     r -> r.api().http().maxHeadersSize().asLongValue()),

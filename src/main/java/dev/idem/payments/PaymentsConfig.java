@@ -3,18 +3,37 @@ package dev.idem.payments;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
+import io.smallrye.config.WithParentName;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** How payment notifications are authenticated: the signed callback's {@code idem.callback.*}, the gateways' {@code idem.gateways.*}. */
+/**
+ * Payments: how notifications are authenticated (the signed callback's {@code idem.callback.*},
+ * the gateways' {@code idem.gateways.*}), how idem asks a gateway about an order whose notification
+ * did not come ({@code idem.gateways.<gateway>.query.*} and the keys that sign the asking), and how
+ * long an order waits for its payment ({@code idem.orders.*}).
+ */
 @ConfigMapping(prefix = "idem")
 public interface PaymentsConfig {
 
     Callback callback();
 
     Gateways gateways();
+
+    Orders orders();
+
+    /** Orders, {@code idem.orders.*}. */
+    interface Orders {
+        /**
+         * How long an order waits for its payment: its gateways are not asked about it after that.
+         * Nothing closes an expired order yet; a notification that comes later still pays it.
+         */
+        @WithDefault("2h")
+        Duration expiry();
+    }
 
     interface Callback {
         /** The HMAC key shared with the gateway. No default outside the dev and test profiles. */
@@ -51,7 +70,29 @@ public interface PaymentsConfig {
          * Pay public key id or a platform certificate's serial. Several while WeChat Pay rotates them.
          */
         Map<String, String> platformKeys();
+
+        /** Asking WeChat Pay about an order, as the merchant: {@code idem.gateways.wechatpay.api-base, mchid, …}. */
+        @WithParentName
+        WeChatPayMerchant merchant();
     }
+
+    /** WeChat Pay API v3's query by out_trade_no, asked as the merchant. */
+    interface WeChatPayMerchant {
+        @WithDefault("https://api.mch.weixin.qq.com")
+        URI apiBase();
+
+        /** The merchant id ({@code mchid}): who asks. The query needs it and the two below. */
+        Optional<String> mchid();
+
+        /** The serial number of the merchant API certificate whose private key signs the requests. */
+        Optional<String> merchantSerial();
+
+        /** The merchant API private key (PKCS#8 PEM, {@code apiclient_key.pem}) that signs the requests. */
+        Optional<String> merchantPrivateKey();
+
+        Query query();
+    }
+
 
     /**
      * Alipay's asynchronous notifications. Without an app id and Alipay's public key the gateway is
@@ -63,5 +104,44 @@ public interface PaymentsConfig {
 
         /** Alipay's public key (not the application's own), PEM or the bare base64 the console shows. */
         Optional<String> publicKey();
+
+        /** Asking Alipay about an order, as the application: {@code idem.gateways.alipay.gateway-url, …}. */
+        @WithParentName
+        AlipayApp app();
+    }
+
+    /** Alipay's {@code alipay.trade.query}, asked as the application ({@code idem.gateways.alipay.app-id}). */
+    interface AlipayApp {
+        @WithDefault("https://openapi.alipay.com/gateway.do")
+        URI gatewayUrl();
+
+        /** The application's private key (PKCS#8, PEM or bare base64) that signs the requests. */
+        Optional<String> appPrivateKey();
+
+        Query query();
+    }
+
+    /**
+     * When orders still waiting for their payment are asked of one gateway: first
+     * {@link #firstDelay()} after they were made, then with backoff up to {@link #maxInterval()},
+     * until they expire ({@code idem.orders.expiry}).
+     */
+    interface Query {
+        /**
+         * Unset: on when the gateway is on and the keys that sign its requests are set. {@code true}
+         * without them stops the start.
+         */
+        Optional<Boolean> enabled();
+
+        @WithDefault("5m")
+        Duration firstDelay();
+
+        /** The backoff between two queries of one order grows up to this. */
+        @WithDefault("30m")
+        Duration maxInterval();
+
+        /** Queries per second at most, per instance. */
+        @WithDefault("20")
+        int rate();
     }
 }

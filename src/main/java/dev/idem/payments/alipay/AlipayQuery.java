@@ -4,7 +4,7 @@ import dev.idem.orders.PaymentGateway;
 import dev.idem.payments.Notice;
 import dev.idem.payments.Rsa;
 import dev.idem.payments.query.GatewayHttp;
-import dev.idem.payments.query.GatewayQueriesConfig;
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.query.GatewayQuery;
 import dev.idem.payments.query.QueryAnswer;
 import dev.idem.pipeline.StrictJson;
@@ -53,13 +53,13 @@ public class AlipayQuery extends GatewayQuery {
     private final Clock clock;
 
     @Inject
-    AlipayQuery(GatewayQueriesConfig queries, AlipayNotifications notifications, StrictJson json, GatewayHttp http,
+    AlipayQuery(PaymentsConfig config, AlipayNotifications notifications, StrictJson json, GatewayHttp http,
                 Clock clock) {
-        this(queries.alipay(), notifications.keys(), queries.alipay().appPrivateKey().filter(key -> !key.isBlank())
+        this(config.gateways().alipay().app(), notifications.keys(), config.gateways().alipay().app().appPrivateKey().filter(key -> !key.isBlank())
                 .map(key -> Rsa.privateKey(PREFIX + ".app-private-key", key)), json, http, clock);
     }
 
-    private AlipayQuery(GatewayQueriesConfig.Alipay settings, Optional<AlipayNotifications.Keys> alipay,
+    private AlipayQuery(PaymentsConfig.AlipayApp settings, Optional<AlipayNotifications.Keys> alipay,
                         Optional<PrivateKey> appKey, StrictJson json, GatewayHttp http, Clock clock) {
         super(PaymentGateway.ALIPAY, settings.query(), PREFIX, alipay.isPresent(), appKey.isPresent(),
                 PREFIX + ".app-private-key");

@@ -1,6 +1,7 @@
 package dev.idem.payments.query;
 
 import dev.idem.orders.PaymentGateway;
+import dev.idem.payments.PaymentsConfig;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 
@@ -14,7 +15,7 @@ import io.smallrye.mutiny.Uni;
 public abstract class GatewayQuery {
 
     private final PaymentGateway gateway;
-    private final GatewayQueriesConfig.Query schedule;
+    private final PaymentsConfig.Query schedule;
     private final boolean enabled;
 
     /**
@@ -23,7 +24,7 @@ public abstract class GatewayQuery {
      * @param keysSet   whether every key that signs its requests is set
      * @param keyNames  those keys' names, for the messages
      */
-    protected GatewayQuery(PaymentGateway gateway, GatewayQueriesConfig.Query schedule, String prefix,
+    protected GatewayQuery(PaymentGateway gateway, PaymentsConfig.Query schedule, String prefix,
                            boolean gatewayOn, boolean keysSet, String keyNames) {
         this.gateway = gateway;
         this.schedule = schedule;
@@ -53,7 +54,7 @@ public abstract class GatewayQuery {
     }
 
     /** This gateway's {@code …query.*}. */
-    public GatewayQueriesConfig.Query schedule() {
+    public PaymentsConfig.Query schedule() {
         return schedule;
     }
 

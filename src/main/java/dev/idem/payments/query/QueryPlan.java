@@ -3,7 +3,7 @@ package dev.idem.payments.query;
 import dev.idem.orders.FirstQuery;
 import dev.idem.orders.Order;
 import dev.idem.orders.OrderRepository.QueryClaim;
-import dev.idem.orders.OrdersConfig;
+import dev.idem.payments.PaymentsConfig;
 import dev.idem.orders.PaymentGateway;
 import io.quarkus.arc.All;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,10 +24,10 @@ public class QueryPlan implements FirstQuery {
     private final List<GatewayQuery> queried;
     private final Duration expiry;
 
-    QueryPlan(@All List<GatewayQuery> gateways, OrdersConfig orders) {
+    QueryPlan(@All List<GatewayQuery> gateways, PaymentsConfig payments) {
         this.queried = gateways.stream().filter(GatewayQuery::enabled)
                 .sorted(Comparator.comparing(GatewayQuery::gateway)).toList();
-        this.expiry = orders.expiry();
+        this.expiry = payments.orders().expiry();
     }
 
     public boolean any() {

@@ -5,7 +5,6 @@ import dev.idem.payments.Notice;
 import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.Rsa;
 import dev.idem.payments.query.GatewayHttp;
-import dev.idem.payments.query.GatewayQueriesConfig;
 import dev.idem.payments.query.GatewayQuery;
 import dev.idem.payments.query.QueryAnswer;
 import dev.idem.pipeline.StrictJson;
@@ -56,12 +55,13 @@ public class WeChatPayQuery extends GatewayQuery {
     private final SecureRandom random = new SecureRandom();
 
     @Inject
-    WeChatPayQuery(GatewayQueriesConfig queries, PaymentsConfig config, WeChatPayNotifications notifications,
+    WeChatPayQuery(PaymentsConfig config, WeChatPayNotifications notifications,
                    StrictJson json, GatewayHttp http, Clock clock) {
-        this(queries.wechatpay(), notifications.keys(), merchant(queries.wechatpay()), config, json, http, clock);
+        this(config.gateways().wechatpay().merchant(), notifications.keys(),
+                merchant(config.gateways().wechatpay().merchant()), config, json, http, clock);
     }
 
-    private WeChatPayQuery(GatewayQueriesConfig.WeChatPay wechatpay, Optional<WeChatPayKeys> platform,
+    private WeChatPayQuery(PaymentsConfig.WeChatPayMerchant wechatpay, Optional<WeChatPayKeys> platform,
                            Optional<Merchant> merchant, PaymentsConfig config, StrictJson json, GatewayHttp http,
                            Clock clock) {
         super(PaymentGateway.WECHATPAY, wechatpay.query(), PREFIX, platform.isPresent(), merchant.isPresent(), KEYS);
@@ -75,7 +75,7 @@ public class WeChatPayQuery extends GatewayQuery {
     }
 
     /** Empty when none of the three is set; some but not all stops the start. */
-    private static Optional<Merchant> merchant(GatewayQueriesConfig.WeChatPay config) {
+    private static Optional<Merchant> merchant(PaymentsConfig.WeChatPayMerchant config) {
         Optional<String> mchid = config.mchid().map(String::trim).filter(s -> !s.isEmpty());
         Optional<String> serial = config.merchantSerial().map(String::trim).filter(s -> !s.isEmpty());
         Optional<String> key = config.merchantPrivateKey().filter(s -> !s.isBlank());

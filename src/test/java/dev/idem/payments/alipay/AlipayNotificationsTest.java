@@ -20,6 +20,10 @@ class AlipayNotificationsTest {
             public Optional<String> publicKey() {
                 return publicKey;
             }
+
+            public PaymentsConfig.AlipayApp app() {
+                throw new UnsupportedOperationException("the notifications do not ask Alipay");
+            }
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.idem.payments.query;
 
+import dev.idem.payments.PaymentsConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class GatewayQuerySwitchTest {
 
-    static GatewayQueriesConfig.Query query(Optional<Boolean> enabled, int rate) {
-        return new GatewayQueriesConfig.Query() {
+    static PaymentsConfig.Query query(Optional<Boolean> enabled, int rate) {
+        return new PaymentsConfig.Query() {
             public Optional<Boolean> enabled() {
                 return enabled;
             }

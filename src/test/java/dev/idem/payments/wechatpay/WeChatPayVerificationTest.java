@@ -43,6 +43,10 @@ class WeChatPayVerificationTest {
             public Map<String, String> platformKeys() {
                 return platformKeys;
             }
+
+            public PaymentsConfig.WeChatPayMerchant merchant() {
+                throw new UnsupportedOperationException("the notifications do not ask WeChat Pay");
+            }
         };
     }
 
