@@ -52,7 +52,7 @@
 # every delivery sent while a fault is on also arrives on payment-callbacks. The faults, in
 # $CHAOS_HA_FAULTS:
 #   none              the control run on the cluster
-#   primary-kill      the replicas' WAL receivers stopped for $CHAOS_HA_LAG_SECONDS (1) s, as
+#   primary-kill      the leader's WAL senders stopped for $CHAOS_HA_LAG_SECONDS (1) s, as
 #                     replicas behind by a moment, then the leader's Patroni and PostgreSQL killed
 #                     with SIGKILL (a node lost); it stays down for the rest of the storm and
 #                     rejoins afterwards
@@ -256,14 +256,11 @@ ha_crash() {
   pg_ha_kill -KILL "${pids[@]}"
 }
 
-# the WAL receivers of the running replicas
-ha_wal_receivers() {
-  local m postmaster
-  for m in "${PG_HA_MEMBERS[@]}"; do
-    pg_ha_is_leader "$m" && continue
-    postmaster="$(pg_ha_member_pid "$m")" || continue
-    pgrep -P "$postmaster" -f walreceiver || true
-  done
+# ha_wal_senders MEMBER: the WAL senders of that member (the leader's stream to each replica)
+ha_wal_senders() {
+  local postmaster
+  postmaster="$(pg_ha_member_pid "$1")" || return 0
+  pgrep -P "$postmaster" -f walsender || true
 }
 
 # ha_signal SIGNAL MEMBER: the member's Patroni and every PostgreSQL process of it
@@ -572,19 +569,20 @@ fault() {
       fi
       read -r leader _ < <(pg_ha_leader) || die "fault: no leader"
       stat -c %s "$PG_HA_DIR/$leader.log" >"$STATE/ha-log-offset-$leader" 2>/dev/null || true
-      local receivers=()
+      local senders=()
       if [[ $name == primary-kill || $name == primary-kill-async ]]; then
-        # the replicas behind by a moment, as over a real network under load: their WAL receivers
-        # stopped, then the leader killed while they are (synchronous, its commits wait meanwhile)
-        mapfile -t receivers < <(ha_wal_receivers)
-        pg_ha_kill -STOP "${receivers[@]}"
+        # the replicas behind by a moment, as over a real network under load: the leader's WAL
+        # senders stopped, so what it writes meanwhile is not on its way to any replica, then the
+        # leader killed (synchronous, its commits wait for the standby meanwhile). Stopping the
+        # receivers instead would not do: what was sent waits in their sockets and arrives.
+        mapfile -t senders < <(ha_wal_senders "$leader")
+        pg_ha_kill -STOP "${senders[@]}"
         sleep "$CHAOS_HA_LAG_SECONDS"
         note replicaLagBytesAtKill "$(ha_psql -d postgres -c "SELECT max(pg_current_wal_lsn() - flush_lsn) FROM pg_stat_replication")"
       fi
       log "fault: SIGKILL to the leader $leader (Patroni and PostgreSQL)"
       from=$(date +%s%N)
       ha_crash "$leader"
-      ((${#receivers[@]} == 0)) || pg_ha_kill -CONT "${receivers[@]}"
       ha_until_writable "$from"
       note newLeader "$(pg_ha_leader | cut -d' ' -f1)"
       if [[ $name == primary-rejoin || $name == primary-kill-async ]]; then
