@@ -154,11 +154,11 @@ pg_ha_role() {
   fi
 }
 
-# pg_ha_leader: "<member> <port>" of the leader (the member whose GET /primary answers 200).
-pg_ha_leader() {
+# pg_ha_answering PATH: "<member> <port>" of the first member whose REST API answers 200 to PATH.
+pg_ha_answering() {
   local i
   for i in "${!PG_HA_MEMBERS[@]}"; do
-    if [[ "$(pg_ha_rest "${PG_HA_MEMBERS[i]}" /primary)" == 200 ]]; then
+    if [[ "$(pg_ha_rest "${PG_HA_MEMBERS[i]}" "$1")" == 200 ]]; then
       printf '%s %s\n' "${PG_HA_MEMBERS[i]}" "${PG_HA_PORTS[i]}"
       return 0
     fi
@@ -166,17 +166,11 @@ pg_ha_leader() {
   return 1
 }
 
+# pg_ha_leader: "<member> <port>" of the leader (GET /primary answers 200 on it alone).
+pg_ha_leader() { pg_ha_answering /primary; }
+
 # pg_ha_sync_standby: "<member> <port>" of the synchronous standby.
-pg_ha_sync_standby() {
-  local i
-  for i in "${!PG_HA_MEMBERS[@]}"; do
-    if [[ "$(pg_ha_rest "${PG_HA_MEMBERS[i]}" /sync)" == 200 ]]; then
-      printf '%s %s\n' "${PG_HA_MEMBERS[i]}" "${PG_HA_PORTS[i]}"
-      return 0
-    fi
-  done
-  return 1
-}
+pg_ha_sync_standby() { pg_ha_answering /sync; }
 
 # pg_ha_wait_leader [SECONDS]: waits (60 s) for a leader, then prints it as pg_ha_leader does.
 pg_ha_wait_leader() { wait_for "${1:-60}" pg_ha_leader; }
