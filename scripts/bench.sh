@@ -683,13 +683,9 @@ ha_part() {
   for mode in sync async; do
     on=false
     [[ $mode == sync ]] && on=true
-    pg_ha_ctl edit-config --set synchronous_mode=$on --force >/dev/null || return 1
-    wait_for 30 ha_commits_wait_for_standby $on || {
-      log "postgres-ha: synchronous_standby_names does not follow synchronous_mode=$on"
-      return 1
-    }
+    pg_ha_synchronous $on || return 1
     db="bench_${RUN}_ha_$mode"
-    ha_admin -c "CREATE DATABASE $db OWNER $DB_USER" >/dev/null || return 1
+    pg_ha_psql -d postgres -v ON_ERROR_STOP=1 -c "CREATE DATABASE $db OWNER $DB_USER" >/dev/null || return 1
     flush_bench_redis
     start_service "H-$mode" IDEM_OUTBOX_RELAY_ENABLED=false \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" || continue
@@ -697,19 +693,9 @@ ha_part() {
       "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" http --port "$PORT" --pid "$SERVICE_PID" \
       --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
     stop_service
-    ha_admin -c "DROP DATABASE $db WITH (FORCE)" >/dev/null || log "could not drop $db"
+    pg_ha_psql -d postgres -c "DROP DATABASE $db WITH (FORCE)" >/dev/null || log "could not drop $db"
   done
-  pg_ha_ctl edit-config --set synchronous_mode=true --force >/dev/null
-}
-
-# psql into the HA cluster's database postgres as its superuser, through HAProxy
-ha_admin() { PGCONNECT_TIMEOUT=5 psql -X -q -A -t -w -v ON_ERROR_STOP=1 -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres -d postgres "$@" </dev/null; }
-
-# ha_commits_wait_for_standby true|false: whether the leader names a synchronous standby, as asked
-ha_commits_wait_for_standby() {
-  local names
-  names="$(ha_admin -c 'SHOW synchronous_standby_names')" || return 1
-  if [[ $1 == true ]]; then [[ -n $names ]]; else [[ -z $names ]]; fi
+  pg_ha_synchronous true
 }
 
 kafka_part() {

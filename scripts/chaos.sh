@@ -205,9 +205,6 @@ pg_chaos_up() {
 
 # ------------------------------------------------------------------------------ Postgres with failover
 
-# psql as postgres through HAProxy's primary port
-ha_psql() { PGCONNECT_TIMEOUT=2 psql -X -q -A -t -w -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres "$@" </dev/null; }
-
 # The cluster whole again: every member started, one leader, a synchronous standby, synchronous mode on.
 ha_heal() {
   local m
@@ -222,9 +219,6 @@ ha_heal() {
 # ha_replica MEMBER: it streams from the leader, synchronous or not
 ha_replica() { [[ "$(pg_ha_role "$1")" == replica || "$(pg_ha_role "$1")" == sync_standby ]]; }
 
-# the leader names no synchronous standby: its commits wait for none
-ha_asynchronous() { [[ -z "$(ha_psql -d postgres -c 'SHOW synchronous_standby_names')" ]]; }
-
 ha_roles() {
   local m roles=()
   for m in "${PG_HA_MEMBERS[@]}"; do roles+=("$m=$(pg_ha_role "$m")"); done
@@ -237,24 +231,15 @@ ha_up() {
   # synchronous_mode off)
   bash "$ROOT/scripts/services.sh" postgres-ha >&2 || true
   ha_heal
-  ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
+  pg_ha_psql -d postgres -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $HA_DB WITH (FORCE)"     -c "CREATE DATABASE $HA_DB OWNER idem" >/dev/null
   # the probes' writes, beside the service's database (whose schema is Flyway's)
-  ha_psql -d postgres -v ON_ERROR_STOP=1 -c "CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz)" >/dev/null
+  pg_ha_psql -d postgres -v ON_ERROR_STOP=1 -c "CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz)" >/dev/null
   log "postgres-ha: database $HA_DB on $(ha_roles)"
 }
 
 # ha_crash MEMBER: the member's Patroni and every PostgreSQL process of it killed at once, as a
 # machine lost; its Patroni is not restarted
-ha_crash() {
-  local patroni postmaster pids=()
-  patroni="$(pg_ha_patroni_pid "$1")" && pids+=("$patroni")
-  if postmaster="$(pg_ha_member_pid "$1")"; then
-    pids+=("$postmaster")
-    mapfile -t -O "${#pids[@]}" pids < <(pgrep -P "$postmaster")
-  fi
-  ((${#pids[@]})) || die "fault: member $1 is not running"
-  pg_ha_kill -KILL "${pids[@]}"
-}
+ha_crash() { ha_signal KILL "$1"; }
 
 # ha_wal_senders MEMBER: the WAL senders of that member (the leader's stream to each replica)
 ha_wal_senders() {
@@ -263,11 +248,15 @@ ha_wal_senders() {
   pgrep -P "$postmaster" -f walsender || true
 }
 
-# ha_signal SIGNAL MEMBER: the member's Patroni and every PostgreSQL process of it
+# ha_signal SIGNAL MEMBER: the member's Patroni and every PostgreSQL process of it, at once
 ha_signal() {
   local patroni postmaster pids=()
   patroni="$(pg_ha_patroni_pid "$2")" && pids+=("$patroni")
-  postmaster="$(pg_ha_member_pid "$2")" && pids+=("$postmaster") && mapfile -t -O "${#pids[@]}" pids < <(pgrep -P "$postmaster")
+  if postmaster="$(pg_ha_member_pid "$2")"; then
+    pids+=("$postmaster")
+    mapfile -t -O "${#pids[@]}" pids < <(pgrep -P "$postmaster")
+  fi
+  ((${#pids[@]})) || die "fault: member $2 is not running"
   pg_ha_kill "-$1" "${pids[@]}"
 }
 
@@ -275,7 +264,7 @@ ha_signal() {
 # and what instance a's readiness said meanwhile and how long after the commit it is ready again
 ha_until_writable() {
   local from=$1 down=0
-  until ha_psql -d "$HA_DB" -c "SELECT txid_current()" >/dev/null 2>&1; do
+  until pg_ha_psql -d "$HA_DB" -c "SELECT txid_current()" >/dev/null 2>&1; do
     instance_ready a || down=1
     sleep 0.1
   done
@@ -562,9 +551,7 @@ fault() {
     primary-kill | primary-rejoin | primary-kill-async)
       local leader from
       if [[ $name == primary-kill-async ]]; then
-        pg_ha_ctl edit-config --set synchronous_mode=false --force >/dev/null
-        wait_for 30 ha_asynchronous ||
-          die "fault: synchronous_standby_names still set 30 s after synchronous_mode off"
+        pg_ha_synchronous false || die "fault: the leader still waits for a standby 30 s after synchronous_mode off"
         log "fault: synchronous_mode off: commits no longer wait for a standby"
       fi
       read -r leader _ < <(pg_ha_leader) || die "fault: no leader"
@@ -578,7 +565,7 @@ fault() {
         mapfile -t senders < <(ha_wal_senders "$leader")
         pg_ha_kill -STOP "${senders[@]}"
         sleep "$CHAOS_HA_LAG_SECONDS"
-        note replicaLagBytesAtKill "$(ha_psql -d postgres -c "SELECT max(pg_current_wal_lsn() - flush_lsn) FROM pg_stat_replication")"
+        note replicaLagBytesAtKill "$(pg_ha_psql -d postgres -c "SELECT max(pg_current_wal_lsn() - flush_lsn) FROM pg_stat_replication")"
       fi
       log "fault: SIGKILL to the leader $leader (Patroni and PostgreSQL)"
       from=$(date +%s%N)
@@ -596,7 +583,7 @@ fault() {
         note pgRewind "$(ha_rewound "$leader")"
       fi
       if [[ $name == primary-kill-async ]]; then
-        pg_ha_ctl edit-config --set synchronous_mode=true --force >/dev/null
+        pg_ha_synchronous true || die "fault: no synchronous standby 30 s after synchronous_mode on"
         log "fault: synchronous_mode on again"
       fi
       log "fault: $(ha_roles)"
@@ -651,7 +638,7 @@ fault() {
       # commits through HAProxy meanwhile: the longest one is the stall
       while (( ($(date +%s%N) - from) / 1000000000 < CHAOS_DOWN + 10 )); do
         t0=$(date +%s%N)
-        ha_psql -d postgres -c "INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
+        pg_ha_psql -d postgres -c "INSERT INTO chaos_probe VALUES (now())" >/dev/null 2>&1 || true
         took=$(( ($(date +%s%N) - t0) / 1000000 ))
         ((took > longest)) && longest=$took
         sleep 0.1

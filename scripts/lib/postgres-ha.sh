@@ -175,10 +175,27 @@ pg_ha_sync_standby() { pg_ha_answering /sync; }
 # pg_ha_wait_leader [SECONDS]: waits (60 s) for a leader, then prints it as pg_ha_leader does.
 pg_ha_wait_leader() { wait_for "${1:-60}" pg_ha_leader; }
 
+# pg_ha_psql ARGS...: psql as postgres through HAProxy's primary port (quiet, unaligned, tuples only)
+pg_ha_psql() { PGCONNECT_TIMEOUT=2 psql -X -q -A -t -w -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres "$@" </dev/null; }
+
 # The primary port leads to a server that accepts writes.
-pg_ha_writable() {
-  [[ "$(PGCONNECT_TIMEOUT=2 psql -X -A -t -w -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres -d postgres \
-    -c 'select not pg_is_in_recovery()' 2>/dev/null </dev/null)" == t ]]
+pg_ha_writable() { [[ "$(pg_ha_psql -d postgres -c 'select not pg_is_in_recovery()' 2>/dev/null)" == t ]]; }
+
+# pg_ha_synchronous true|false: synchronous_mode set so, and waits (30 s) until the leader names
+# a synchronous standby, or none: until its commits wait for one, or not
+pg_ha_synchronous() {
+  pg_ha_ctl edit-config --set "synchronous_mode=$1" --force >/dev/null || return 1
+  wait_for 30 pg_ha_commits_wait "$1" || {
+    log "postgres-ha: synchronous_standby_names does not follow synchronous_mode=$1"
+    return 1
+  }
+}
+
+# pg_ha_commits_wait true|false: whether the leader names a synchronous standby, as asked
+pg_ha_commits_wait() {
+  local names
+  names="$(pg_ha_psql -d postgres -c 'SHOW synchronous_standby_names')" || return 1
+  if [[ $1 == true ]]; then [[ -n $names ]]; else [[ -z $names ]]; fi
 }
 
 # Every member runs, one leads and one is its synchronous standby.
