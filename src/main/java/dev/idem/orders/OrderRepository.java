@@ -29,8 +29,10 @@ public class OrderRepository {
 
     private static final String FIND = "SELECT " + COLUMNS + " FROM orders WHERE id = $1";
 
+    private static final String FIND_ALL = "SELECT " + COLUMNS + " FROM orders WHERE id = ANY($1)";
+
     private static final String PAY = """
-            UPDATE orders SET status = 'PAID', trade_no = $2, paid_at = $4, campaign = $5
+            UPDATE orders SET status = 'PAID', trade_no = $2, paid_at = $4, campaign = $5, gateway = COALESCE(gateway, $6)
             WHERE id = $1 AND status IN (%s) AND amount_cents = $3
               AND NOT EXISTS (SELECT 1 FROM orders other WHERE other.trade_no = $2)
             RETURNING user_id""".formatted(sources(OrderStatus.PAID));
@@ -67,6 +69,26 @@ public class OrderRepository {
     private static final String SCHEDULE_QUERY = """
             UPDATE orders SET query_at = $3
             WHERE id = $1 AND queries = $2 AND status = 'WAIT_PAY'""";
+
+    private static final String PAID_VIA = """
+            SELECT id, trade_no, amount_cents, paid_at FROM orders
+            WHERE status = 'PAID' AND gateway = $1 AND paid_at >= $2 AND paid_at < $3""";
+
+    /** A paid order as a gateway's bill is compared with it. */
+    public record Paid(String orderId, String tradeNo, long amountCents, Instant paidAt) {}
+
+    /** The orders {@code gateway} was paid for from {@code from} up to {@code until}. */
+    public Uni<List<Paid>> paidVia(SqlClient client, PaymentGateway gateway, Instant from, Instant until) {
+        return client.preparedQuery(PAID_VIA).execute(Tuple.of(gateway.id(), ts(from), ts(until)))
+                .map(rows -> {
+                    List<Paid> paid = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        paid.add(new Paid(row.getString("id"), row.getString("trade_no"), row.getLong("amount_cents"),
+                                instant(row, "paid_at")));
+                    }
+                    return paid;
+                });
+    }
 
     /** {@code firstQueryAt}: when the order's payment is first asked of its gateway; null: never. */
     public Uni<Void> insert(SqlClient client, Order order, Instant firstQueryAt) {
@@ -118,14 +140,27 @@ public class OrderRepository {
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(toOrder(rows.iterator().next())));
     }
 
+    /** The orders of these ids that exist, in no particular order. */
+    public Uni<List<Order>> findAll(SqlClient client, List<String> orderIds) {
+        return client.preparedQuery(FIND_ALL).execute(Tuple.of(orderIds.toArray(String[]::new)))
+                .map(rows -> {
+                    List<Order> found = new ArrayList<>(rows.size());
+                    rows.forEach(row -> found.add(toOrder(row)));
+                    return found;
+                });
+    }
+
     /**
      * WAIT_PAY → PAID for the right amount, unless the trade number already pays an order; the
-     * order keeps the campaign it earned ({@code null}: none). Answers the owner's user id when the
-     * order moved, empty when no row matched.
+     * order keeps the campaign it earned ({@code null}: none) and, when it named no gateway, comes to
+     * name {@code via} (null: not known). Answers the owner's user id when the order moved, empty
+     * when no row matched.
      */
     public Uni<Optional<String>> pay(SqlClient client, String orderId, String tradeNo, long amountCents, Instant paidAt,
-                                     String campaign) {
-        return client.preparedQuery(PAY).execute(Tuple.of(orderId, tradeNo, amountCents, ts(paidAt), campaign))
+                                     String campaign, PaymentGateway via) {
+        return client.preparedQuery(PAY)
+                .execute(Tuple.from(new Object[] {orderId, tradeNo, amountCents, ts(paidAt), campaign,
+                        via == null ? null : via.id()}))
                 .map(OrderRepository::movedOwner);
     }
 

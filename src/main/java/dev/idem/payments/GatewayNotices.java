@@ -1,5 +1,6 @@
 package dev.idem.payments;
 
+import dev.idem.orders.PaymentGateway;
 import dev.idem.pipeline.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,7 +62,8 @@ public class GatewayNotices {
                 .register(registry).increment();
         return notice.accept(new Notice.Cases<>() {
             public Uni<Response> payment(Notice.Payment payment) {
-                return payments.apply(payment.callback()).map(outcome -> outcome.accept(outcomes(answers)));
+                return payments.apply(payment.callback(), PaymentGateway.named(gateway).orElse(null))
+                        .map(outcome -> outcome.accept(outcomes(answers)));
             }
 
             public Uni<Response> ignored(Notice.Ignored ignored) {

@@ -6,6 +6,7 @@ import dev.idem.orders.OrderRepository;
 import dev.idem.orders.OrderStateMachine;
 import dev.idem.orders.OrderStateMachine.Miss;
 import dev.idem.orders.OrderStatus;
+import dev.idem.orders.PaymentGateway;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
@@ -19,6 +20,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -47,13 +49,41 @@ public class PaymentService {
         this.clock = clock;
     }
 
+    /** A payment whose gateway is not known (idem's own signed callback). */
     public Uni<Outcome> apply(PaymentCallback callback) {
-        return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback))
-                .invoke(outcome -> {
-                    if (outcome instanceof Outcome.Anomaly anomaly) {
-                        alert(anomaly.kind(), callback);
-                    }
-                });
+        return apply(callback, null);
+    }
+
+    /**
+     * {@code via}: the gateway that took the money (null: not known). An order that named none
+     * comes to name it when paid, so that the gateway's bill is compared with it.
+     */
+    public Uni<Outcome> apply(PaymentCallback callback, PaymentGateway via) {
+        return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback, via))
+                .invoke(outcome -> alertIfAnomaly(outcome, callback));
+    }
+
+    /**
+     * Many payments of one gateway at once, as {@link IdempotencyPipeline#executeAll} runs them:
+     * one transaction, each with the outcome it would have had alone, in order. Fails as a whole
+     * when the transaction fails; then none took effect.
+     */
+    public Uni<List<Outcome>> applyAll(List<PaymentCallback> callbacks, PaymentGateway via) {
+        List<IdempotencyPipeline.Item> items = callbacks.stream()
+                .map(callback -> new IdempotencyPipeline.Item(callback.idemRequest(SCOPE),
+                        tx -> transition(tx, callback, via)))
+                .toList();
+        return pipeline.executeAll(items).invoke(outcomes -> {
+            for (int i = 0; i < outcomes.size(); i++) {
+                alertIfAnomaly(outcomes.get(i), callbacks.get(i));
+            }
+        });
+    }
+
+    private void alertIfAnomaly(Outcome outcome, PaymentCallback callback) {
+        if (outcome instanceof Outcome.Anomaly anomaly) {
+            alert(anomaly.kind(), callback);
+        }
     }
 
     /** The answer a gateway gets for a delivery that was recorded: it stops retrying. */
@@ -62,12 +92,12 @@ public class PaymentService {
     }
 
     /** The notification's state transition, as the pipeline runs it in its transaction. */
-    Uni<Effect> transition(SqlConnection tx, PaymentCallback callback) {
+    Uni<Effect> transition(SqlConnection tx, PaymentCallback callback, PaymentGateway via) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         Uni<Optional<String>> moved = callback.succeeded()
                 ? orders.pay(tx, callback.orderId(), callback.tradeNo(), callback.amountCents(),
                         callback.paidAt() == null ? now : callback.paidAt().truncatedTo(ChronoUnit.MICROS),
-                        campaign.template().orElse(null))
+                        campaign.template().orElse(null), via)
                 : orders.close(tx, callback.orderId(), now);
         return moved.chain(owner -> owner.isPresent()
                 ? applied(tx, callback, owner.get())

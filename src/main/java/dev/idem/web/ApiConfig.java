@@ -27,6 +27,17 @@ public interface ApiConfig {
         /** The most header bytes a request may carry: more is 431 {@code HEADERS_TOO_LARGE}. */
         @WithDefault("20K")
         MemorySize maxHeadersSize();
+
+        /** The largest request body: more is 413 {@code PAYLOAD_TOO_LARGE}. */
+        @WithDefault("64K")
+        MemorySize maxBodySize();
+
+        /**
+         * The largest gateway bill an operator may give as a file (a day's WeChat Pay CSV is about
+         * 250 bytes a line). {@code quarkus.http.limits.max-body-size} must not be below it.
+         */
+        @WithDefault("64M")
+        MemorySize maxBillSize();
     }
 
     interface Token {

@@ -3,6 +3,7 @@ package dev.idem.web;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -27,17 +28,32 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @Singleton
 public class RequestLimits {
 
+    private static final String BILLS = "/admin/reconciliation/gateways/";
+
     private final int maxTarget;
     private final long maxHeaders;
     private final long maxBody;
+    private final long maxBill;
     private final BodyHandler chunkedBodies;
+    private final BodyHandler chunkedBills;
 
     RequestLimits(ApiConfig config,
-                  @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize maxBody) {
+                  @ConfigProperty(name = "quarkus.http.limits.max-body-size") MemorySize httpMaxBody) {
         this.maxTarget = config.http().maxRequestTargetLength();
         this.maxHeaders = config.http().maxHeadersSize().asLongValue();
-        this.maxBody = maxBody.asLongValue();
-        this.chunkedBodies = BodyHandler.create(false).setBodyLimit(this.maxBody);
+        this.maxBody = config.http().maxBodySize().asLongValue();
+        this.maxBill = config.http().maxBillSize().asLongValue();
+        if (httpMaxBody.asLongValue() < Math.max(maxBody, maxBill)) {
+            throw new IllegalStateException("quarkus.http.limits.max-body-size must be at least idem.http.max-body-size "
+                    + "and idem.http.max-bill-size");
+        }
+        this.chunkedBodies = BodyHandler.create(false).setBodyLimit(maxBody);
+        this.chunkedBills = BodyHandler.create(false).setBodyLimit(maxBill);
+    }
+
+    /** A gateway's bill given as a file may be far larger than any other body. */
+    private static boolean bill(HttpServerRequest request) {
+        return request.method() == HttpMethod.POST && request.path().startsWith(BILLS);
     }
 
     void register(@Observes Router router) {
@@ -52,10 +68,11 @@ public class RequestLimits {
             refuse(rc, new Problem(431, "HEADERS_TOO_LARGE", "the request headers exceed " + maxHeaders + " bytes"));
         } else {
             String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
-            if (length != null && declaredTooLong(length)) {
-                refuse(rc, new Problem(413, "PAYLOAD_TOO_LARGE", "the request body exceeds " + maxBody + " bytes"));
+            long max = bill(request) ? maxBill : maxBody;
+            if (length != null && declaredTooLong(length, max)) {
+                refuse(rc, new Problem(413, "PAYLOAD_TOO_LARGE", "the request body exceeds " + max + " bytes"));
             } else if (length == null && request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
-                chunkedBodies.handle(rc);
+                (bill(request) ? chunkedBills : chunkedBodies).handle(rc);
             } else {
                 rc.next();
             }
@@ -71,9 +88,9 @@ public class RequestLimits {
         return size;
     }
 
-    private boolean declaredTooLong(String length) {
+    private static boolean declaredTooLong(String length, long max) {
         try {
-            return Long.parseLong(length.trim()) > maxBody;
+            return Long.parseLong(length.trim()) > max;
         } catch (NumberFormatException e) {
             return false;
         }
@@ -89,7 +106,7 @@ public class RequestLimits {
         if (status >= 500) {
             Log.error("Unexpected failure while serving a request", rc.failure());
         }
-        String detail = status == 413 ? "the request body exceeds " + maxBody + " bytes" : status >= 500
+        String detail = status == 413 ? "the request body exceeds " + (bill(rc.request()) ? maxBill : maxBody) + " bytes" : status >= 500
                 ? "the request could not be served" : "the request was refused by the HTTP layer";
         refuse(rc, new Problem(status, Problem.codeOf(status), detail));
     }

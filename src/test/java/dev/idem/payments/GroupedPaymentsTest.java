@@ -79,7 +79,7 @@ class GroupedPaymentsTest {
 
     /** The payment's own work, as {@link PaymentService#apply} hands it to the pipeline. */
     Work work(PaymentCallback callback) {
-        return tx -> payments.transition(tx, callback);
+        return tx -> payments.transition(tx, callback, null);
     }
 
     static PaymentCallback payment(String order, long amountCents) {

@@ -5,16 +5,21 @@ import static io.restassured.RestAssured.given;
 import com.sun.net.httpserver.HttpExchange;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -28,6 +33,8 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 
 /**
  * Alipay as it notifies a merchant asynchronously: a form of parameters signed RSA2 (SHA256withRSA
@@ -191,6 +198,45 @@ public final class AlipaySimulator {
             this.gateway = gateway;
             this.forger = new AlipaySimulator(TestKeys.generate().getPrivate(), gateway.appId);
             this.appKey = appKey;
+            route(DOWNLOAD, this::download);
+        }
+
+        private static final String BILL_METHOD = "alipay.data.dataservice.bill.downloadurl.query";
+        private static final String DOWNLOAD = "/bills/download";
+
+        /**
+         * {@code alipay.data.dataservice.bill.downloadurl.query} with {@code bill_type=trade}: the
+         * address of the day's zip, valid for one download, in a signed answer ({@code 40004}
+         * {@code isp.bill_not_exist} for a day without trades). Tampered: signed with a key that is
+         * not Alipay's.
+         */
+        @Override
+        protected Optional<Answer> other(HttpExchange exchange, byte[] body) {
+            Map<String, String> form = form(body);
+            if (!BILL_METHOD.equals(form.get("method"))) {
+                return Optional.empty();
+            }
+            if (!signedByApp(exchange, form)) {
+                return Optional.of(refusal());
+            }
+            AlipaySimulator signer = tampered() ? forger : gateway;
+            LocalDate date = LocalDate.parse(new JsonObject(form.get("biz_content")).getString("bill_date"));
+            List<BillLine> lines = billLines(date);
+            if (lines.isEmpty()) {
+                return Optional.of(signed(signer, BILL_RESPONSE, new JsonObject().put("code", "40004")
+                        .put("msg", "Business Failed").put("sub_code", "isp.bill_not_exist").put("sub_msg", "账单不存在")));
+            }
+            String token = offer(tradeBill(date, lines));
+            return Optional.of(signed(signer, BILL_RESPONSE, new JsonObject().put("code", "10000").put("msg", "Success")
+                    .put("bill_download_url", base() + DOWNLOAD + "?token=" + token)));
+        }
+
+        /** The zip, for whoever holds the address: Alipay's downloads are not signed. */
+        private Answer download(HttpExchange exchange, byte[] body) {
+            String query = String.valueOf(exchange.getRequestURI().getRawQuery());
+            byte[] zip = take(query.startsWith("token=") ? query.substring(6) : null);
+            return zip == null ? new Answer(404, Map.of(), new byte[0])
+                    : new Answer(200, Map.of("Content-Type", "application/oct-stream"), zip);
         }
 
         public String gatewayUrl() {
@@ -206,6 +252,15 @@ public final class AlipaySimulator {
 
         @Override
         protected Optional<Asked> read(HttpExchange exchange, byte[] body) {
+            Map<String, String> form = form(body);
+            if (!"alipay.trade.query".equals(form.get("method")) || !signedByApp(exchange, form)) {
+                return Optional.empty();
+            }
+            String outTradeNo = new JsonObject(form.get("biz_content")).getString("out_trade_no");
+            return outTradeNo == null ? Optional.empty() : Optional.of(new Asked(outTradeNo));
+        }
+
+        private static Map<String, String> form(byte[] body) {
             Map<String, String> form = new TreeMap<>();
             for (String pair : new String(body, StandardCharsets.US_ASCII).split("&")) {
                 int eq = pair.indexOf('=');
@@ -214,18 +269,18 @@ public final class AlipaySimulator {
                             URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
                 }
             }
+            return form;
+        }
+
+        /** A POST of this application's, RSA2-signed by its key, with a {@code biz_content}. */
+        private boolean signedByApp(HttpExchange exchange, Map<String, String> form) {
             String content = form.entrySet().stream()
                     .filter(p -> !p.getKey().equals("sign") && !p.getValue().isEmpty())
                     .map(p -> p.getKey() + "=" + p.getValue())
                     .collect(Collectors.joining("&"));
-            if (!"POST".equals(exchange.getRequestMethod()) || !gateway.appId.equals(form.get("app_id"))
-                    || !"alipay.trade.query".equals(form.get("method")) || !"RSA2".equals(form.get("sign_type"))
-                    || form.get("sign") == null || form.get("biz_content") == null
-                    || !TestKeys.verifies(appKey, content.getBytes(StandardCharsets.UTF_8), form.get("sign"))) {
-                return Optional.empty();
-            }
-            String outTradeNo = new JsonObject(form.get("biz_content")).getString("out_trade_no");
-            return outTradeNo == null ? Optional.empty() : Optional.of(new Asked(outTradeNo));
+            return "POST".equals(exchange.getRequestMethod()) && gateway.appId.equals(form.get("app_id"))
+                    && "RSA2".equals(form.get("sign_type")) && form.get("sign") != null && form.get("biz_content") != null
+                    && TestKeys.verifies(appKey, content.getBytes(StandardCharsets.UTF_8), form.get("sign"));
         }
 
         @Override
@@ -266,14 +321,70 @@ public final class AlipaySimulator {
             return signed(signer, response);
         }
 
-        /** Alipay's answer: the response object's text, and the sign of exactly that text beside it. */
+        private static final String BILL_RESPONSE = "alipay_data_dataservice_bill_downloadurl_query_response";
+
         private static Answer signed(AlipaySimulator signer, JsonObject response) {
+            return signed(signer, "alipay_trade_query_response", response);
+        }
+
+        /** Alipay's answer: the response object's text, and the sign of exactly that text beside it. */
+        private static Answer signed(AlipaySimulator signer, String name, JsonObject response) {
             String text = response.encode();
             String sign = signer.rsa2(text);
-            String body = "{\"alipay_trade_query_response\":" + text + ",\"sign\":\"" + sign + "\"}";
+            String body = "{\"" + name + "\":" + text + ",\"sign\":\"" + sign + "\"}";
             return new Answer(200, Map.of("Content-Type", "text/html;charset=utf-8"),
                     body.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    /** The merchant's partner id, in the bill's file names and header. */
+    public static final String PID = "2088101106499364";
+    private static final Charset GBK = Charset.forName("GBK");
+    private static final DateTimeFormatter CHINESE_DAY = DateTimeFormatter.ofPattern("yyyy年MM月dd日 HH:mm:ss");
+
+    /**
+     * The trade bill's zip as Alipay gives it for download: the business detail (业务明细) and its
+     * summary (汇总), CSV in GBK. The detail's values are padded with a tab, refunds are negative,
+     * and the last comment lines count the trades and the refunds.
+     */
+    public static byte[] tradeBill(LocalDate date, List<GatewayApi.BillLine> lines) {
+        StringBuilder detail = new StringBuilder("#支付宝业务明细查询\r\n#账号：[" + PID + "]\r\n")
+                .append("#起始日期：[").append(date.atStartOfDay().format(CHINESE_DAY)).append("]   终止日期：[")
+                .append(date.plusDays(1).atStartOfDay().format(CHINESE_DAY)).append("]\r\n")
+                .append("#-----------------------------------------业务明细列表----------------------------------------\r\n")
+                .append("支付宝交易号,商户订单号,业务类型,商品名称,创建时间,完成时间,门店编号,门店名称,操作员,终端号,对方账户,订单金额（元）,"
+                        + "商家实收（元）,支付宝红包（元）,集分宝（元）,支付宝优惠（元）,商家优惠（元）,券核销金额（元）,券名称,"
+                        + "商家红包消费金额（元）,卡消费金额（元）,退款批次号/请求号,服务费（元）,分润（元）,备注\r\n");
+        int trades = 0;
+        int refunds = 0;
+        for (GatewayApi.BillLine line : lines) {
+            String time = LocalDateTime.ofInstant(line.at(), GatewayApi.GATEWAY_TIME).format(ALIPAY_TIME);
+            String amount = (line.refund() ? "-" : "") + yuan(line.cents());
+            List<String> values = List.of(line.tradeNo(), line.orderId(), line.refund() ? "退款" : "交易", "订单 " + line.orderId(),
+                    time, time, "", "", "", "", "159****5620", amount, amount, "0.00", "0.00", "0.00", "0.00", "0.00", "",
+                    "0.00", "0.00", line.refund() ? line.refundNo() : "", "0.00", "0.00", "");
+            detail.append(values.stream().map(v -> v + "\t").collect(Collectors.joining(","))).append("\r\n");
+            trades += line.refund() ? 0 : 1;
+            refunds += line.refund() ? 1 : 0;
+        }
+        detail.append("#-----------------------------------------业务明细列表结束------------------------------------\r\n")
+                .append("#交易合计：").append(trades).append("笔，退款合计：").append(refunds).append("笔\r\n")
+                .append("#导出时间：[").append(date.plusDays(1).atTime(9, 6, 40).format(CHINESE_DAY)).append("]\r\n");
+        String summary = "#支付宝业务汇总查询\r\n#账号：[" + PID + "]\r\n门店编号,门店名称,交易订单总笔数,退款订单总笔数,"
+                + "订单金额（元）,商家实收（元）\r\n合计,,"+ trades + "," + refunds + ",,\r\n";
+        String name = PID + "_" + date.format(DateTimeFormatter.BASIC_ISO_DATE);
+        ByteArrayOutputStream zip = new ByteArrayOutputStream();
+        try (ZipOutputStream out = new ZipOutputStream(zip, GBK)) {
+            out.putNextEntry(new ZipEntry(name + "_业务明细.csv"));
+            out.write(detail.toString().getBytes(GBK));
+            out.closeEntry();
+            out.putNextEntry(new ZipEntry(name + "_业务明细(汇总).csv"));
+            out.write(summary.getBytes(GBK));
+            out.closeEntry();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return zip.toByteArray();
     }
 
     /** Delivers {@code parameters} on Alipay's schedule compressed {@code compression} times. */

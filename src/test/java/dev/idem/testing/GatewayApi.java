@@ -9,6 +9,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -27,6 +34,11 @@ import java.util.function.Supplier;
  * serves it in that gateway's format and signatures ({@link WeChatPaySimulator.Api},
  * {@link AlipaySimulator.Api}). It counts queries per order, the requests whose signature did not
  * verify, and queries of one order that overlapped.
+ *
+ * <p>It also serves the daily trade bill: a line per trade paid that day (China's time), plus the
+ * lines a test adds (refunds, a line repeated), with amounts a test may change, downloaded once
+ * from an address the signed answer gives; {@link #tamperBills} makes the gateway's answer or file
+ * untrustworthy as that gateway's integrity check would show.
  */
 public abstract class GatewayApi implements AutoCloseable {
 
@@ -34,6 +46,20 @@ public abstract class GatewayApi implements AutoCloseable {
 
     /** A trade as the gateway keeps it; {@code paidAt} only once paid. */
     public record Trade(String orderId, String tradeNo, long cents, State state, Instant paidAt) {}
+
+    /** A line of the daily trade bill: a payment, or a refund of {@code cents} numbered {@code refundNo}. */
+    public record BillLine(boolean refund, String orderId, String tradeNo, long cents, Instant at, String refundNo) {
+        public static BillLine payment(String orderId, String tradeNo, long cents, Instant at) {
+            return new BillLine(false, orderId, tradeNo, cents, at, "");
+        }
+    }
+
+    public static final ZoneId GATEWAY_TIME = ZoneId.of("Asia/Shanghai");
+
+    /** One route of the gateway's API besides the query: its answer to a request. */
+    protected interface Route {
+        Answer answer(HttpExchange exchange, byte[] body) throws IOException;
+    }
 
     /** What one request asked, once its signature verified: the order it is about. */
     protected record Asked(String orderId) {}
@@ -51,7 +77,11 @@ public abstract class GatewayApi implements AutoCloseable {
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicInteger dropped = new AtomicInteger();
     private final Random random = new Random(46);
+    private final Map<LocalDate, List<BillLine>> addedLines = new ConcurrentHashMap<>();
+    private final Map<String, Long> billAmounts = new ConcurrentHashMap<>();
+    private final Map<String, byte[]> downloads = new ConcurrentHashMap<>();
     private volatile double dropShare;
+    private volatile boolean tampered;
 
     protected GatewayApi(String path) {
         try {
@@ -140,6 +170,70 @@ public abstract class GatewayApi implements AutoCloseable {
         return refused.get();
     }
 
+    /** The day's bill as the gateway makes it: its paid trades, then the lines added for that day. */
+    public List<BillLine> billLines(LocalDate date) {
+        List<BillLine> lines = new ArrayList<>();
+        trades.values().stream()
+                .filter(t -> t.state() == State.PAID && LocalDate.ofInstant(t.paidAt(), GATEWAY_TIME).equals(date))
+                .sorted(Comparator.comparing(Trade::paidAt))
+                .forEach(t -> lines.add(BillLine.payment(t.orderId(), t.tradeNo(),
+                        billAmounts.getOrDefault(t.orderId(), t.cents()), t.paidAt())));
+        lines.addAll(addedLines.getOrDefault(date, List.of()));
+        return lines;
+    }
+
+    /** A line added to the day's bill after its trades, e.g. a refund or a payment's line repeated. */
+    public void addBillLine(LocalDate date, BillLine line) {
+        addedLines.computeIfAbsent(date, d -> new CopyOnWriteArrayList<>()).add(line);
+    }
+
+    /** The bill says the order's trade took {@code cents}. */
+    public void billAmount(String orderId, long cents) {
+        billAmounts.put(orderId, cents);
+    }
+
+    /** While on, the bill's answer or file cannot be trusted (each gateway's own way: a hash, a sign). */
+    public void tamperBills(boolean on) {
+        tampered = on;
+    }
+
+    protected boolean tampered() {
+        return tampered;
+    }
+
+    /** Today, as the gateways date their bills. */
+    public static LocalDate today() {
+        return LocalDate.now(GATEWAY_TIME);
+    }
+
+    /** A file offered for download once, at the token this answers. */
+    protected String offer(byte[] file) {
+        String token = UUID.randomUUID().toString().replace("-", "");
+        downloads.put(token, file);
+        return token;
+    }
+
+    /** The file offered at {@code token}, taken: null when there is none. */
+    protected byte[] take(String token) {
+        return token == null ? null : downloads.remove(token);
+    }
+
+    /** Serves {@code route} at {@code path}. */
+    protected void route(String path, Route route) {
+        server.createContext(path, exchange -> {
+            try {
+                send(exchange, route.answer(exchange, exchange.getRequestBody().readAllBytes()));
+            } finally {
+                exchange.close();
+            }
+        });
+    }
+
+    /** A request at the query's address that is not a query (Alipay's one gateway address): its answer, or empty. */
+    protected Optional<Answer> other(HttpExchange exchange, byte[] body) {
+        return Optional.empty();
+    }
+
     private Trade record(String orderId, String tradeNo, long cents, State state) {
         Trade trade = new Trade(orderId, tradeNo, cents, state, state == State.PAID ? Instant.now() : null);
         trades.put(orderId, trade);
@@ -160,6 +254,11 @@ public abstract class GatewayApi implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            Optional<Answer> other = other(exchange, body);
+            if (other.isPresent()) {
+                send(exchange, other.get());
+                return;
+            }
             Optional<Asked> asked = read(exchange, body);
             if (asked.isEmpty()) {
                 refused.incrementAndGet();
@@ -186,7 +285,7 @@ public abstract class GatewayApi implements AutoCloseable {
         }
     }
 
-    private static void send(HttpExchange exchange, Answer answer) throws IOException {
+    protected static void send(HttpExchange exchange, Answer answer) throws IOException {
         answer.headers().forEach(exchange.getResponseHeaders()::set);
         try {
             exchange.sendResponseHeaders(answer.status(), answer.body().length);

@@ -97,6 +97,15 @@ public final class TestKeys {
         return "-----BEGIN PUBLIC KEY-----\n" + base64Lines(key.getEncoded()) + "\n-----END PUBLIC KEY-----\n";
     }
 
+    /** SHA-1 of {@code bytes}, lower-case hex, as WeChat Pay gives a bill's hash. */
+    public static String sha1Hex(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static String randomString(int length) {
         StringBuilder s = new StringBuilder(length);
         for (int i = 0; i < length; i++) {

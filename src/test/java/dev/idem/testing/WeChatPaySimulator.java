@@ -16,6 +16,8 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
@@ -243,6 +245,8 @@ public final class WeChatPaySimulator {
                 Pattern.compile("WECHATPAY2-SHA256-RSA2048 (.*)");
         private static final Pattern PARAMETER = Pattern.compile("(\\w+)=\"([^\"]*)\"");
         private static final String PATH = "/v3/pay/transactions/out-trade-no/";
+        private static final String BILL = "/v3/bill/tradebill";
+        private static final String DOWNLOAD = "/v3/billdownload/file";
 
         private final WeChatPaySimulator gateway;
         private final WeChatPaySimulator forger;
@@ -253,6 +257,8 @@ public final class WeChatPaySimulator {
             this.gateway = gateway;
             this.forger = gateway.withPlatformKey(TestKeys.generate().getPrivate());
             this.merchantKey = merchantKey;
+            route(BILL, this::billAnswer);
+            route(DOWNLOAD, this::download);
         }
 
         @Override
@@ -264,14 +270,27 @@ public final class WeChatPaySimulator {
         @Override
         protected Optional<Asked> read(HttpExchange exchange, byte[] body) {
             URI uri = exchange.getRequestURI();
-            String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-            if (!"GET".equals(exchange.getRequestMethod()) || authorization == null
-                    || !("mchid=" + MCHID).equals(uri.getRawQuery())) {
+            if (!("mchid=" + MCHID).equals(uri.getRawQuery()) || !merchantSigned(exchange, body)) {
                 return Optional.empty();
+            }
+            return Optional.of(new Asked(URLDecoder.decode(uri.getRawPath().substring(PATH.length()),
+                    StandardCharsets.UTF_8)));
+        }
+
+        /**
+         * Whether the request is a GET with the merchant's {@code WECHATPAY2-SHA256-RSA2048}
+         * Authorization: its mchid and serial, a timestamp within five minutes, and a signature of
+         * {@code GET\npath?query\ntimestamp\nnonce\nbody\n} that the merchant's key verifies.
+         */
+        private boolean merchantSigned(HttpExchange exchange, byte[] body) {
+            URI uri = exchange.getRequestURI();
+            String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+            if (!"GET".equals(exchange.getRequestMethod()) || authorization == null) {
+                return false;
             }
             Matcher scheme = AUTHORIZATION.matcher(authorization);
             if (!scheme.matches()) {
-                return Optional.empty();
+                return false;
             }
             Map<String, String> p = new HashMap<>();
             Matcher parameter = PARAMETER.matcher(scheme.group(1));
@@ -282,16 +301,60 @@ public final class WeChatPaySimulator {
             if (!MCHID.equals(p.get("mchid")) || !MERCHANT_SERIAL.equals(p.get("serial_no"))
                     || !timestamp.matches("[0-9]{1,12}")
                     || Math.abs(Instant.now().getEpochSecond() - Long.parseLong(timestamp)) > 300) {
-                return Optional.empty();
+                return false;
             }
-            String message = "GET\n" + uri.getRawPath() + "?" + uri.getRawQuery() + "\n" + timestamp + "\n"
-                    + p.get("nonce_str") + "\n" + new String(body, StandardCharsets.UTF_8) + "\n";
-            if (p.get("signature") == null
-                    || !TestKeys.verifies(merchantKey, message.getBytes(StandardCharsets.UTF_8), p.get("signature"))) {
-                return Optional.empty();
+            String message = "GET\n" + uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
+                    + "\n" + timestamp + "\n" + p.get("nonce_str") + "\n" + new String(body, StandardCharsets.UTF_8) + "\n";
+            return p.get("signature") != null
+                    && TestKeys.verifies(merchantKey, message.getBytes(StandardCharsets.UTF_8), p.get("signature"));
+        }
+
+        /**
+         * {@code GET /v3/bill/tradebill?bill_date=&bill_type=ALL}, signed as the merchant: 200 with
+         * {@code hash_type}, {@code hash_value} (SHA1 of the file) and {@code download_url}, signed
+         * by the platform's key; 400 {@code NO_STATEMENT_EXIST} for a day without trades. Tampered:
+         * the file served is not the one hashed.
+         */
+        private Answer billAnswer(HttpExchange exchange, byte[] body) {
+            if (!merchantSigned(exchange, body)) {
+                return refusal();
             }
-            return Optional.of(new Asked(URLDecoder.decode(uri.getRawPath().substring(PATH.length()),
-                    StandardCharsets.UTF_8)));
+            Map<String, String> query = query(exchange.getRequestURI());
+            LocalDate date = LocalDate.parse(query.get("bill_date"));
+            List<BillLine> lines = billLines(date);
+            if (lines.isEmpty()) {
+                return signed(gateway, 400, new JsonObject().put("code", "NO_STATEMENT_EXIST").put("message", "账单文件不存在"));
+            }
+            byte[] file = WeChatPaySimulator.tradeBill(lines);
+            String hash = TestKeys.sha1Hex(file);
+            if (tampered()) {
+                file = new String(file, StandardCharsets.UTF_8).replaceFirst("`0\\.", "`9.").getBytes(StandardCharsets.UTF_8);
+            }
+            String token = offer(file);
+            return signed(gateway, 200, new JsonObject().put("hash_type", "SHA1").put("hash_value", hash)
+                    .put("download_url", base() + DOWNLOAD + "?token=" + token));
+        }
+
+        /** {@code GET /v3/billdownload/file?token=}, signed as the merchant: the file, not signed. */
+        private Answer download(HttpExchange exchange, byte[] body) {
+            if (!merchantSigned(exchange, body)) {
+                return refusal();
+            }
+            byte[] file = take(query(exchange.getRequestURI()).get("token"));
+            return file == null
+                    ? signed(gateway, 400, new JsonObject().put("code", "INVALID_REQUEST").put("message", "token 已失效"))
+                    : new Answer(200, Map.of("Content-Type", "application/octet-stream"), file);
+        }
+
+        private static Map<String, String> query(URI uri) {
+            Map<String, String> query = new HashMap<>();
+            for (String pair : String.valueOf(uri.getRawQuery()).split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    query.put(pair.substring(0, eq), URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+            return query;
         }
 
         @Override
@@ -331,6 +394,54 @@ public final class WeChatPaySimulator {
                     "Wechatpay-Nonce", headers.nonce(),
                     "Wechatpay-Signature", headers.signature()), text.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    private static final DateTimeFormatter BILL_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(GatewayApi.GATEWAY_TIME);
+
+    /**
+     * The trade bill ({@code bill_type=ALL}) as WeChat Pay API v3 writes it: the header, one line per
+     * payment or refund with every value prefixed by a backtick, amounts in yuan, then the summary.
+     */
+    public static byte[] tradeBill(List<GatewayApi.BillLine> lines) {
+        StringBuilder csv = new StringBuilder("交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,"
+                + "交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,"
+                + "商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注\r\n");
+        long paid = 0;
+        long refunded = 0;
+        long fees = 0;
+        for (GatewayApi.BillLine line : lines) {
+            long fee = Math.round(line.cents() * 0.006);
+            String amount = yuan(line.cents());
+            List<String> values = line.refund()
+                    ? List.of(BILL_TIME.format(line.at()), "wxd678efh567hg6787", MCHID, "0", "", line.tradeNo(), line.orderId(),
+                            "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o", "JSAPI", "REFUND", "CMC", "CNY", "0.00", "0.00", line.refundNo(),
+                            "R" + line.orderId(), amount, "0.00", "ORIGINAL", "SUCCESS", "商品", "", "-" + yuanFee(fee), "0.60%",
+                            "0.00", amount, "")
+                    : List.of(BILL_TIME.format(line.at()), "wxd678efh567hg6787", MCHID, "0", "", line.tradeNo(), line.orderId(),
+                            "oUpF8uMuAJO_M2pxb1Q9zNjWeS6o", "JSAPI", "SUCCESS", "CMC", "CNY", amount, "0.00", "0", "0", "0.00",
+                            "0.00", "", "", "商品", "", yuanFee(fee), "0.60%", amount, "0.00", "");
+            csv.append('`').append(String.join(",`", values)).append("\r\n");
+            if (line.refund()) {
+                refunded += line.cents();
+            } else {
+                paid += line.cents();
+                fees += fee;
+            }
+        }
+        csv.append("总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额\r\n");
+        csv.append('`').append(String.join(",`", List.of(String.valueOf(lines.size()), yuan(paid), yuan(refunded), "0.00",
+                yuanFee(fees), yuan(paid), yuan(refunded)))).append("\r\n");
+        return csv.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String yuan(long cents) {
+        return java.math.BigDecimal.valueOf(cents, 2).toPlainString();
+    }
+
+    /** Fees are written with five decimals. */
+    private static String yuanFee(long cents) {
+        return java.math.BigDecimal.valueOf(cents, 2).setScale(5).toPlainString();
     }
 
     /** Delivers {@code body} on WeChat Pay's schedule compressed {@code compression} times. */

@@ -4,6 +4,7 @@ import dev.idem.payments.Notice;
 import dev.idem.payments.PaymentCallback;
 import dev.idem.payments.PaymentsConfig;
 import dev.idem.payments.Rsa;
+import dev.idem.payments.Yuan;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -116,7 +117,7 @@ public class AlipayNotifications {
         if (outTradeNo.isEmpty() || tradeNo.isEmpty()) {
             return new Notice.Unreadable("out_trade_no and trade_no are required");
         }
-        OptionalLong cents = AlipayAmount.cents(form.apply("total_amount").orElse(null));
+        OptionalLong cents = Yuan.cents(form.apply("total_amount").orElse(null));
         if (cents.isEmpty()) {
             return new Notice.Unreadable("total_amount must be yuan with at most two decimals, e.g. 19.99");
         }

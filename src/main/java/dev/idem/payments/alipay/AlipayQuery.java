@@ -73,25 +73,46 @@ public class AlipayQuery extends GatewayQuery {
 
     @Override
     public Uni<QueryAnswer> ask(String orderId) {
-        byte[] form = form(signed(parameters(orderId))).getBytes(StandardCharsets.US_ASCII);
-        Map<String, String> headers = Map.of("Content-Type", "application/x-www-form-urlencoded;charset=utf-8");
-        return http.send(HttpMethod.POST, gatewayUrl, headers, form)
+        return call(METHOD, new JsonObject().put("out_trade_no", orderId))
                 .map(answer -> answer.status() == 200
                         ? read(orderId, answer.body())
                         : new QueryAnswer.Failed("Alipay answered HTTP " + answer.status(),
                                 answer.status() == 429 || answer.status() >= 500));
     }
 
-    private SortedMap<String, String> parameters(String orderId) {
+    /** One open-platform API {@code method} with its {@code biz_content}, signed as the application. */
+    Uni<GatewayHttp.Answer> call(String method, JsonObject bizContent) {
+        byte[] form = form(signed(parameters(method, bizContent))).getBytes(StandardCharsets.US_ASCII);
+        Map<String, String> headers = Map.of("Content-Type", "application/x-www-form-urlencoded;charset=utf-8");
+        return http.send(HttpMethod.POST, gatewayUrl, headers, form);
+    }
+
+    /** Whether {@code response} carries a sign, and Alipay's key verifies it. */
+    boolean signedByAlipay(AlipayResponse response) {
+        return response.sign().isPresent()
+                && Rsa.verifies(alipay.orElseThrow().alipayKey(), response.content(), response.sign().get());
+    }
+
+    /** Whether the gateway is on: its notifications' keys are set. */
+    boolean on() {
+        return alipay.isPresent();
+    }
+
+    /** Whether the gateway is on and the application's key is set. */
+    boolean canAsk() {
+        return alipay.isPresent() && appKey.isPresent();
+    }
+
+    private SortedMap<String, String> parameters(String method, JsonObject bizContent) {
         SortedMap<String, String> p = new TreeMap<>();
         p.put("app_id", alipay.orElseThrow().appId());
-        p.put("method", METHOD);
+        p.put("method", method);
         p.put("format", "JSON");
         p.put("charset", "utf-8");
         p.put("sign_type", "RSA2");
         p.put("timestamp", TIMESTAMP.format(clock.instant()));
         p.put("version", "1.0");
-        p.put("biz_content", new JsonObject().put("out_trade_no", orderId).encode());
+        p.put("biz_content", bizContent.encode());
         return p;
     }
 

@@ -154,7 +154,7 @@ public class PaymentQueries {
     private Uni<QueryAnswer> apply(GatewayQuery gateway, String orderId, QueryAnswer answer) {
         Uni<QueryAnswer> applied = Uni.createFrom().item(answer);
         if (answer instanceof QueryAnswer.Paid paid) {
-            applied = payments.apply(paid.callback())
+            applied = payments.apply(paid.callback(), gateway.gateway())
                     .map(outcome -> {
                         if (outcome instanceof Outcome.Processed) {
                             Log.infof("Order %s was paid at %s (trade %s) and no notification had said so: "

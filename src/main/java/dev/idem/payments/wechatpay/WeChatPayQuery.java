@@ -92,15 +92,49 @@ public class WeChatPayQuery extends GatewayQuery {
 
     @Override
     public Uni<QueryAnswer> ask(String orderId) {
-        Merchant m = merchant.orElseThrow();
-        String base = apiBase.getRawPath() == null ? "" : apiBase.getRawPath().replaceAll("/+$", "");
-        String pathAndQuery = base + PATH + encode(orderId) + "?mchid=" + encode(m.mchid());
-        URI url = apiBase.resolve(pathAndQuery);
-        Map<String, String> headers = Map.of(
-                "Authorization", authorization(m, "GET", pathAndQuery, clock.instant().getEpochSecond(), nonce()),
-                "Accept", "application/json");
-        return http.send(HttpMethod.GET, url, headers, null)
+        return get(PATH + encode(orderId) + "?mchid=" + encode(merchant.orElseThrow().mchid()))
                 .map(answer -> read(orderId, answer.status(), answer::header, answer.body()));
+    }
+
+    /**
+     * A GET of the merchant API at {@code pathAndQuery} (below {@code api-base}), signed as the
+     * merchant. The answer comes as received: {@link #verify} says whether WeChat Pay signed it.
+     */
+    Uni<GatewayHttp.Answer> get(String pathAndQuery) {
+        String base = apiBase.getRawPath() == null ? "" : apiBase.getRawPath().replaceAll("/+$", "");
+        return getSigned(apiBase.resolve(base + pathAndQuery));
+    }
+
+    /** A GET of {@code url}, an address WeChat Pay gave (a bill's download), signed as the merchant. */
+    Uni<GatewayHttp.Answer> getSigned(URI url) {
+        String pathAndQuery = url.getRawPath() + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery());
+        Map<String, String> headers = Map.of(
+                "Authorization", authorization(merchant.orElseThrow(), "GET", pathAndQuery,
+                        clock.instant().getEpochSecond(), nonce()),
+                "Accept", "application/json");
+        return http.send(HttpMethod.GET, url, headers, null);
+    }
+
+    /** Whether WeChat Pay signed {@code answer}, with the platform keys that verify its notifications. */
+    WeChatPaySignature.Check verify(GatewayHttp.Answer answer) {
+        return verify(answer::header, answer.body());
+    }
+
+    /** Whether a download address is WeChat Pay's own: the API's scheme, host and port. */
+    boolean sameApi(URI url) {
+        return apiBase.getScheme().equalsIgnoreCase(String.valueOf(url.getScheme()))
+                && apiBase.getHost().equalsIgnoreCase(String.valueOf(url.getHost()))
+                && apiBase.getPort() == url.getPort();
+    }
+
+    /** Whether the gateway is on: its notifications' keys are set. */
+    boolean on() {
+        return platform.isPresent();
+    }
+
+    /** Whether the gateway is on and the merchant's keys are set. */
+    boolean canAsk() {
+        return platform.isPresent() && merchant.isPresent();
     }
 
     /**
@@ -122,9 +156,7 @@ public class WeChatPayQuery extends GatewayQuery {
     QueryAnswer read(String orderId, int status, Function<String, String> header, byte[] body) {
         boolean signed = header.apply("Wechatpay-Signature") != null;
         if (status == 200 || status == 404 && signed) {
-            WeChatPaySignature.Check check = signature.verify(platform.orElseThrow(), header.apply("Wechatpay-Serial"),
-                    header.apply("Wechatpay-Timestamp"), header.apply("Wechatpay-Nonce"),
-                    header.apply("Wechatpay-Signature"), body);
+            WeChatPaySignature.Check check = verify(header, body);
             if (check != WeChatPaySignature.Check.VALID) {
                 return new QueryAnswer.Failed("the answer (" + status + ") is not WeChat Pay's: " + check.message, false);
             }
@@ -139,6 +171,12 @@ public class WeChatPayQuery extends GatewayQuery {
                     : new QueryAnswer.Failed("WeChat Pay answered 404 " + code, false);
         }
         return new QueryAnswer.Failed("WeChat Pay answered " + status + " " + code(body), status == 429 || status >= 500);
+    }
+
+    private WeChatPaySignature.Check verify(Function<String, String> header, byte[] body) {
+        return signature.verify(platform.orElseThrow(), header.apply("Wechatpay-Serial"),
+                header.apply("Wechatpay-Timestamp"), header.apply("Wechatpay-Nonce"),
+                header.apply("Wechatpay-Signature"), body);
     }
 
     private QueryAnswer transaction(String orderId, byte[] body) {
@@ -170,7 +208,7 @@ public class WeChatPayQuery extends GatewayQuery {
         }
     }
 
-    private static String code(byte[] body) {
+    static String code(byte[] body) {
         try {
             return new JsonObject(new String(body, StandardCharsets.UTF_8)).getString("code");
         } catch (RuntimeException notJson) {
@@ -186,7 +224,7 @@ public class WeChatPayQuery extends GatewayQuery {
         return nonce.toString();
     }
 
-    private static String encode(String value) {
+    static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }
