@@ -10,7 +10,9 @@
 #   5. WeChat Pay notifies the payment of the second order six times at once, in its own format
 #      (API v3: signed SHA256withRSA, the transaction encrypted AES-256-GCM), when the service
 #      has WeChat Pay on with the keys of .idem/gateways/ (`./idem run`'s dev profile);
-#   6. waits for the coupons, then prints deliveries, answers, the orders' transitions, coupons
+#   6. the notification of a third order is lost: WeChat Pay's bill of the day, given as downloaded,
+#      pays it once, and imported again applies nothing (when step 5 ran);
+#   7. waits for the coupons, then prints deliveries, answers, the orders' transitions, coupons
 #      granted, duplicates stopped by each layer (from /q/metrics) and the reconciliation report.
 #
 # Environment:
@@ -223,9 +225,60 @@ else
   [[ $wechat_ok == "$DELIVERIES" ]] || FAILED+=("not every WeChat Pay notification answered 200 with no body")
 fi
 
-# ---------------------------------------------------------------- 6. wait for the coupons
+# ---------------------------------------------------------------- 6. a lost notification, found in the bill
+# A third order paid through WeChat Pay whose notification never came. The day's trade bill, given
+# as downloaded (its CSV and SHA1), lists it with step 5's payment: the lost one is applied once,
+# step 5's is a duplicate; the same bill imported again applies nothing.
+bill=0 bill_note="" BILL_ORDER="" BILL_TX="" bill_first="" bill_again="" BILL_STATUS=""
+if ((wechat)); then
+  http "$WORK/order3" -X POST -H 'Content-Type: application/json' -H "X-User-Id: $USER_ID" \
+    -H "Idempotency-Key: demo-bill-$(rand_hex 8)" \
+    --data "{\"amountCents\":$AMOUNT,\"currency\":\"CNY\",\"gateway\":\"wechatpay\"}" "$URL/api/orders" >/dev/null
+  BILL_ORDER="$(json_field "$WORK/order3" .orderId)"
+  BILL_TX="4200000000$(date +%Y%m%d)$(od -An -N4 -tu4 /dev/urandom | tr -d ' ' | cut -c1-8)"
+  bill_day="$(TZ=Asia/Shanghai date +%F)" bill_at="$(TZ=Asia/Shanghai date '+%F %T')"
+  yuan="$((AMOUNT / 100)).$(printf '%02d' $((AMOUNT % 100)))"
+  bill_line() { # bill_line <transaction_id> <out_trade_no>: a paid line, every value after a backtick
+    printf '`%s,`wxd678efh567hg6787,`1230000109,`0,`,`%s,`%s,`oUpF8uMuAJO_M2pxb1Q9zNjWeS6o,`JSAPI,`SUCCESS,`CMC,`CNY,`%s,`0.00,`0,`0,`0.00,`0.00,`,`,`demo,`,`0.12000,`0.60%%,`%s,`0.00,`\r\n' \
+      "$bill_at" "$1" "$2" "$yuan" "$yuan"
+  }
+  {
+    printf '交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,货币种类,'
+    printf '应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注\r\n'
+    bill_line "$WECHAT_TX" "$KEY_ORDER1"
+    bill_line "$BILL_TX" "$BILL_ORDER"
+    printf '总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额\r\n'
+    printf '`2,`%s,`0.00,`0.00,`0.24000,`%s,`0.00\r\n' "$yuan" "$yuan"
+  } >"$WORK/bill.csv"
+  bill_hash="$(sha1sum "$WORK/bill.csv" | cut -d' ' -f1)"
+  import_bill() {
+    http "$WORK/$1" -X POST -H "X-Admin-Token: $ADMIN_TOKEN" -H 'Content-Type: text/csv' -H "X-Bill-Hash: SHA1=$bill_hash" \
+      --data-binary "@$WORK/bill.csv" "$URL/admin/reconciliation/gateways/wechatpay/bills?date=$bill_day"
+  }
+  summary='"\(.applied) applied, \(.duplicates) duplicates; paid there not here \(.findings.paidThereNotHere.count), paid here not there \(.findings.paidHereNotThere.count), amounts differing \(.findings.amountMismatch.count)"'
+  if [[ -z $BILL_ORDER ]]; then
+    bill_note="(skipped: the third order was not created)"
+  elif [[ "$(import_bill bill1)" == 200 && "$(import_bill bill2)" == 200 ]]; then
+    bill=1
+    bill_first="$(jq -r "$summary" "$WORK/bill1.body")"
+    bill_again="$(jq -r "$summary" "$WORK/bill2.body")"
+    [[ "$(jq -r .applied "$WORK/bill1.body")" == 1 ]] || FAILED+=("the bill did not apply exactly the lost payment")
+    [[ "$(jq -r .applied "$WORK/bill2.body")" == 0 ]] || FAILED+=("the bill imported again applied something")
+    http "$WORK/order3.after" -H "X-User-Id: $USER_ID" "$URL/api/orders/$BILL_ORDER" >/dev/null
+    BILL_STATUS="$(json_field "$WORK/order3.after" .status)"
+    [[ $BILL_STATUS == PAID && "$(json_field "$WORK/order3.after" .tradeNo)" == "$BILL_TX" ]] ||
+      FAILED+=("the third order not PAID with the bill's transaction_id")
+  else
+    bill_note="(the import answered $(jq -r '"\(.status) \(.code): \(.detail)"' "$WORK/bill1.body" 2>/dev/null || cat "$WORK/bill1.err"))"
+    FAILED+=("the bill was not imported")
+  fi
+else
+  bill_note="(skipped with step 5: $wechat_note)"
+fi
+
+# ---------------------------------------------------------------- 7. wait for the coupons
 # Done when the coupons are there and every duplicate sent so far has been counted.
-want_coupons=$((1 + wechat))
+want_coupons=$((1 + wechat + bill))
 want_cb_dups=$((DELIVERIES - 1 + kafka_callback + wechat * (DELIVERIES - 1)))
 want_grant_dups=$kafka_grant
 delta() { # delta <scrape> <scope>: duplicates of that scope, all layers, since the start
@@ -332,6 +385,14 @@ if ((wechat)); then
 else
   echo "5. WeChat Pay: $wechat_note"
 fi
+if ((bill)); then
+  echo "6. The notification of a third order $BILL_ORDER never came; WeChat Pay's bill of $bill_day lists it (transaction_id $BILL_TX)"
+  echo "     imported:     $bill_first"
+  echo "     again:        $bill_again"
+  echo "     order:        WAIT_PAY -> ${BILL_STATUS:-?}"
+else
+  echo "6. WeChat Pay's bill: $bill_note"
+fi
 echo "     coupons:      $coupon_line"
 echo
 echo "Duplicates stopped, by the layer that caught them (/q/metrics, this run)"
@@ -353,6 +414,9 @@ if ((${#FAILED[@]} == 0)); then
   echo "Result: $((DELIVERIES + kafka_callback)) deliveries of one payment -> 1 order PAID, 1 coupon; every duplicate got the first delivery's answer."
   if ((wechat)); then
     echo "        $DELIVERIES WeChat Pay notifications of another payment -> 1 order PAID, 1 coupon."
+  fi
+  if ((bill)); then
+    echo "        A payment whose notification was lost -> paid once from the gateway's bill, 1 coupon."
   fi
 else
   printf -v differs '%s; ' "${FAILED[@]}"

@@ -117,14 +117,14 @@ function signOut(message) {
   clearTimeout(state.timer);
   $('dashboard').hidden = true;
   $('session').hidden = true;
-  for (const id of ['reconciliation-checks', 'anomalies-rows', 'records-rows', 'dead-letters-rows', 'trail-result']) {
+  for (const id of ['reconciliation-checks', 'bills-rows', 'anomalies-rows', 'records-rows', 'dead-letters-rows', 'trail-result']) {
     $(id).replaceChildren();
   }
   for (const chart of document.querySelectorAll('.chart')) {
     chart.querySelector('svg').replaceChildren();
     chart.querySelector('.legend').replaceChildren();
   }
-  for (const id of ['reconciliation-summary', 'anomalies-summary', 'records-summary', 'dead-letters-summary',
+  for (const id of ['reconciliation-summary', 'bills-summary', 'bill-result', 'anomalies-summary', 'records-summary', 'dead-letters-summary',
     'repair-result', 'records-result', 'dead-letters-result', 'refreshed']) {
     say(id, '');
   }
@@ -158,7 +158,7 @@ async function refresh() {
   state.busy = true;
   clearTimeout(state.timer);
   try {
-    await Promise.all([loadHistory(), loadReconciliation(), loadDeadLetters()]);
+    await Promise.all([loadHistory(), loadReconciliation(), loadBills(), loadDeadLetters()]);
     $('problem').hidden = true;
     say('refreshed', 'refreshed ' + time(new Date().toISOString()));
   } catch (failure) {
@@ -307,6 +307,48 @@ async function loadReconciliation() {
     : plural(findings, 'finding') + ' in ' + plural(failing, 'check') + '.', !report.healthy);
   renderAnomalies(checks.unresolvedAnomalies);
   renderRecords(checks.hangingDedupRecords, checks.failedDedupRecords);
+}
+
+// ---------------------------------------------------------------- bills
+
+const FINDINGS = ['paidThereNotHere', 'paidHereNotThere', 'amountMismatch', 'refunds'];
+
+async function loadBills() {
+  const answer = await api('GET', '/admin/reconciliation/gateways/bills?limit=10');
+  if (answer.status !== 200) {
+    say('bills-summary', problem(answer), true);
+    return;
+  }
+  const list = answer.body.bills.map((bill) => el('tr', { 'data-gateway': bill.gateway, 'data-date': bill.date },
+    el('td', {}, bill.gateway), el('td', {}, bill.date), el('td', { class: 'count' }, number(bill.lines)),
+    el('td', { class: 'count' }, number(bill.applied)), el('td', { class: 'count' }, number(bill.duplicates)),
+    ...FINDINGS.map((name) => {
+      const finding = bill.findings[name];
+      const orders = finding.samples.map((sample) => sample.orderId).join(', ');
+      return el('td', { class: finding.count > 0 && name !== 'refunds' ? 'finding' : '', 'data-finding': name,
+        'data-count': String(finding.count), title: orders }, number(finding.count));
+    })));
+  rows($('bills-rows'), list, 'no bill imported yet', 9);
+  const anomalies = answer.body.bills.reduce((sum, bill) => sum + bill.findings.paidHereNotThere.count
+    + bill.findings.amountMismatch.count, 0);
+  say('bills-summary', list.length === 0 ? '' : anomalies === 0 ? 'No anomaly in the last imports.'
+    : plural(anomalies, 'finding') + ' to raise with the gateways in the last imports: hover a count for its orders.',
+    anomalies > 0);
+}
+
+async function importBill() {
+  const gateway = $('bill-gateway').value;
+  const date = $('bill-date').value;
+  say('bill-result', 'Importing…');
+  const answer = await api('POST', '/admin/reconciliation/gateways/' + gateway + '/bills?date=' + encodeURIComponent(date));
+  if (answer.status !== 200) {
+    say('bill-result', 'Not imported: ' + problem(answer), true);
+    return;
+  }
+  const r = answer.body;
+  say('bill-result', 'Imported ' + plural(r.lines, 'line') + ': ' + number(r.applied) + ' applied, '
+    + number(r.duplicates) + ' already here.');
+  await loadBills();
 }
 
 function renderAnomalies(check) {
@@ -473,6 +515,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('scope').addEventListener('change', () => state.history && drawCharts());
   $('window').addEventListener('change', () => state.history && drawCharts());
   $('since-form').addEventListener('submit', guarded(loadReconciliation));
+  $('bill-form').addEventListener('submit', guarded(importBill));
   $('repair').addEventListener('click', () => { $('repair-confirm').hidden = false; });
   $('repair-no').addEventListener('click', () => { $('repair-confirm').hidden = true; });
   $('repair-yes').addEventListener('click', guarded(repair));

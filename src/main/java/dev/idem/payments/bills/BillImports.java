@@ -49,6 +49,11 @@ public class BillImports {
 
     /** Payment lines per transaction: one Redis call of pre-checks and one of DONE marks each. */
     static final int CHUNK = 500;
+    /**
+     * Transactions at once: each spends most of its time waiting for its statements' round trips,
+     * so a few in parallel keep the database busy without taking the pool from the API.
+     */
+    static final int PARALLEL = 4;
     static final int SAMPLES = 20;
     /** A line whose key another delivery holds is tried again this many times, this far apart. */
     static final int IN_FLIGHT_ROUNDS = 25;
@@ -126,8 +131,9 @@ public class BillImports {
             chunks.add(payments.subList(i, Math.min(payments.size(), i + CHUNK)));
         }
         return Multi.createFrom().iterable(chunks)
-                .onItem().transformToUniAndConcatenate(chunk -> applyChunk(bill.gateway(), chunk, tally, 1)
+                .onItem().transformToUni(chunk -> applyChunk(bill.gateway(), chunk, tally, 1)
                         .chain(() -> compare(chunk, tally)))
+                .merge(PARALLEL)
                 .collect().last()
                 .chain(() -> orders.paidVia(pool, bill.gateway(), bill.from(), bill.until()))
                 .map(paid -> tally.report(paid, source, clock.instant()))
@@ -191,7 +197,7 @@ public class BillImports {
         }
     }
 
-    /** One import's counts and findings, filled in as its chunks are applied. */
+    /** One import's counts and findings, filled in as its chunks are applied (several at once). */
     private static final class Tally {
         private final Bill bill;
         private final Set<String> inBill = new HashSet<>();
@@ -215,7 +221,7 @@ public class BillImports {
             }
         }
 
-        void outcome(Bill.Line line, Outcome outcome) {
+        synchronized void outcome(Bill.Line line, Outcome outcome) {
             if (outcome instanceof Outcome.Processed) {
                 appliedCount++;
                 applied.add(line.tradeNo() + ":" + line.orderId());
@@ -225,7 +231,7 @@ public class BillImports {
         }
 
         /** {@code order} as it is once the line was applied; null when there is no such order. */
-        void compare(Bill.Line line, Order order) {
+        synchronized void compare(Bill.Line line, Order order) {
             JsonObject sample = new JsonObject().put("orderId", line.orderId()).put("tradeNo", line.tradeNo())
                     .put("amountCents", line.amountCents()).put("paidAt", line.at().toString());
             if (order == null) {
@@ -242,7 +248,7 @@ public class BillImports {
             }
         }
 
-        JsonObject report(List<OrderRepository.Paid> paidHere, String source, java.time.Instant importedAt) {
+        synchronized JsonObject report(List<OrderRepository.Paid> paidHere, String source, java.time.Instant importedAt) {
             Finding hereNotThere = new Finding();
             for (OrderRepository.Paid paid : paidHere) {
                 if (!inBill.contains(paid.orderId())) {

@@ -27,7 +27,7 @@ import java.util.function.BiFunction;
  * day's bill, fetched from the gateway or given as the file it gave for download, and read the
  * last import's report.
  */
-@Path("/admin/reconciliation")
+@Path("/admin/reconciliation/gateways")
 @Produces(MediaType.APPLICATION_JSON)
 public class BillResource {
 
@@ -44,7 +44,7 @@ public class BillResource {
 
     /** No body: fetched from the gateway. A body: the file as downloaded (WeChat Pay's CSV, Alipay's zip). */
     @POST
-    @Path("/gateways/{gateway}/bills")
+    @Path("/{gateway}/bills")
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> importBill(@PathParam("gateway") String gateway, @QueryParam("date") String date,
                                     @HeaderParam(HASH_HEADER) String hash, byte[] body) {
@@ -64,14 +64,18 @@ public class BillResource {
     }
 
     @GET
-    @Path("/gateways/{gateway}/bills/{date}")
+    @Path("/{gateway}/bills/{date}")
     public Uni<Response> report(@PathParam("gateway") String gateway, @PathParam("date") String date) {
         return with(gateway, date, (bills, day) -> imports.report(bills, day).map(found -> found
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "BILL_NOT_FOUND", "no bill of that day was imported"))));
     }
 
-    /** The last imports' reports, every gateway's, newest first (the console's list). */
+    /**
+     * The last imports' reports, every gateway's, newest first (the console's list). Below
+     * {@code /gateways}: a resource class at {@code /admin/reconciliation} would take that path's
+     * own requests from {@code AdminResource}.
+     */
     @GET
     @Path("/bills")
     public Uni<Response> latest(@QueryParam("limit") Integer limit) {
