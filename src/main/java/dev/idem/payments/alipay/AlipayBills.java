@@ -110,11 +110,7 @@ public class AlipayBills implements GatewayBills {
     }
 
     @Override
-    public BillRead read(LocalDate date, byte[] file, Optional<String> hash) {
-        Optional<String> mismatch = hash.flatMap(declared -> BillText.hashMismatch(declared, file));
-        if (mismatch.isPresent()) {
-            return new BillRead.Invalid(mismatch.get());
-        }
+    public BillRead read(LocalDate date, byte[] file) {
         Optional<String> detail;
         try {
             detail = detail(file);

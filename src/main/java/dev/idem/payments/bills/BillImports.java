@@ -111,11 +111,17 @@ public class BillImports {
                 ? Uni.createFrom().item(new BillRead.Downloaded(file.get(), hash))
                 : gateway.fetch(date);
         return read.chain(fetched -> fetched instanceof BillRead.Downloaded downloaded
-                        ? offLoop(() -> gateway.read(date, downloaded.file(), downloaded.hash()))
+                        ? offLoop(() -> read(gateway, date, downloaded))
                         : Uni.createFrom().item(fetched))
                 .chain(bill -> bill instanceof BillRead.Valid valid
                         ? apply(valid.bill(), file.isPresent() ? "file" : "gateway").map(Result.Imported::new)
                         : Uni.createFrom().item(new Result.NotImported(bill)));
+    }
+
+    /** The file, once it matches the hash the gateway gave with it (if it gave one). */
+    private static BillRead read(GatewayBills gateway, LocalDate date, BillRead.Downloaded file) {
+        Optional<String> mismatch = file.hash().flatMap(declared -> BillText.hashMismatch(declared, file.file()));
+        return mismatch.<BillRead>map(BillRead.Invalid::new).orElseGet(() -> gateway.read(date, file.file()));
     }
 
     /** A file of many megabytes is read on a worker thread, and the rest goes on on the caller's context. */

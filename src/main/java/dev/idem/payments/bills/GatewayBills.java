@@ -29,9 +29,6 @@ public interface GatewayBills {
      */
     Uni<BillRead> fetch(LocalDate date);
 
-    /**
-     * The day's bill from the file as the gateway gave it for download. {@code hash}: what the
-     * gateway said the file's hash is ({@code SHA1=<hex>}), when it said one.
-     */
-    BillRead read(LocalDate date, byte[] file, Optional<String> hash);
+    /** The day's bill from the file as the gateway gave it for download, its hash already checked. */
+    BillRead read(LocalDate date, byte[] file);
 }

@@ -84,8 +84,11 @@ public class WeChatPayBills implements GatewayBills {
                     if (!api.sameApi(url)) {
                         return Uni.createFrom().item(new BillRead.Invalid("the download address is not WeChat Pay's API"));
                     }
-                    Optional<String> hash = Optional.ofNullable(download.getString("hash_type"))
-                            .map(type -> type + "=" + download.getString("hash_value"));
+                    if (download.getString("hash_type") == null || download.getString("hash_value") == null) {
+                        return Uni.createFrom().item(new BillRead.Invalid("the answer gives no hash: the download, "
+                                + "which WeChat Pay does not sign, could not be checked"));
+                    }
+                    Optional<String> hash = Optional.of(download.getString("hash_type") + "=" + download.getString("hash_value"));
                     return api.getSigned(url).map(file -> file.status() == 200
                             ? (BillRead) new BillRead.Downloaded(file.body(), hash)
                             : refusal(file.status(), WeChatPayQuery.code(file.body())));
@@ -101,11 +104,7 @@ public class WeChatPayBills implements GatewayBills {
     }
 
     @Override
-    public BillRead read(LocalDate date, byte[] file, Optional<String> hash) {
-        Optional<String> mismatch = hash.flatMap(declared -> BillText.hashMismatch(declared, file));
-        if (mismatch.isPresent()) {
-            return new BillRead.Invalid(mismatch.get());
-        }
+    public BillRead read(LocalDate date, byte[] file) {
         Optional<String> text = BillText.decode(file, StandardCharsets.UTF_8);
         return text.map(csv -> parse(date, csv)).orElseGet(() -> new BillRead.Invalid("the bill is not UTF-8 text"));
     }

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
-import java.util.Optional;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,7 @@ class AlipayBillsTest {
     static final Instant AT = Instant.parse("2026-12-01T02:03:04Z");
 
     static BillRead read(byte[] zip) {
-        return new AlipayBills(null, null).read(DAY, zip, Optional.empty());
+        return new AlipayBills(null, null).read(DAY, zip);
     }
 
     @Test

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** WeChat Pay's trade bill CSV read as its documentation writes it, and refused when it is not whole. */
@@ -26,7 +25,7 @@ class WeChatPayBillsTest {
     }
 
     static BillRead read(String csv) {
-        return new WeChatPayBills(null).read(DAY, csv.getBytes(StandardCharsets.UTF_8), Optional.empty());
+        return new WeChatPayBills(null).read(DAY, csv.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
