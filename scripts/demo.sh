@@ -12,7 +12,9 @@
 #      has WeChat Pay on with the keys of .idem/gateways/ (`./idem run`'s dev profile);
 #   6. the notification of a third order is lost: WeChat Pay's bill of the day, given as downloaded,
 #      pays it once, and imported again applies nothing (when step 5 ran);
-#   7. waits for the coupons, then prints deliveries, answers, the orders' transitions, coupons
+#   7. the notification of a fourth order is lost too: idem asks WeChat Pay, this script answers as
+#      WeChat Pay's query does, and the payment is applied once; the late notification is a duplicate;
+#   8. waits for the coupons, then prints deliveries, answers, the orders' transitions, coupons
 #      granted, duplicates stopped by each layer (from /q/metrics) and the reconciliation report.
 #
 # Environment:
@@ -209,7 +211,7 @@ elif [[ -z $KEY_ORDER1 ]]; then
   wechat_note="(skipped: step 2 created no order)"
 else
   wechat=1
-  if "$JAVA" -Xmx128m -XX:TieredStopAtLevel=1 "$ROOT/scripts/demo/WeChatPayNotifier.java" \
+  if "$JAVA" -Xmx128m -XX:TieredStopAtLevel=1 "$ROOT/scripts/demo/WeChatPay.java" notify \
     "$URL/api/payments/wechatpay/notify" "$DEMO_WECHATPAY_SERIAL" "$DEMO_WECHATPAY_PRIVATE" "$DEMO_WECHATPAY_APIV3" \
     "$KEY_ORDER1" "$WECHAT_TX" "$AMOUNT" "$DELIVERIES" >"$WORK/wechat.out" 2>"$WORK/wechat.err"; then
     while read -r status rest; do
@@ -276,10 +278,52 @@ else
   bill_note="(skipped with step 5: $wechat_note)"
 fi
 
-# ---------------------------------------------------------------- 7. wait for the coupons
+# ---------------------------------------------------------------- 7. a lost notification, found by asking
+# A fourth order paid through WeChat Pay, its notification lost too. idem asks WeChat Pay about
+# orders still waiting (./idem run: two seconds after they were made, at 127.0.0.1:$DEMO_WECHATPAY_API_PORT),
+# where this scene now answers as WeChat Pay's query does, signed; the paid answer is applied once.
+# The notification, delivered late after all, is a duplicate.
+query=0 query_note="" QUERY_ORDER="" QUERY_TX="" QUERY_STATUS="" queries_answered=0 late_answer=""
+if ((!wechat)); then
+  query_note="(skipped with step 5: $wechat_note)"
+elif [[ ! -s $DEMO_WECHATPAY_MERCHANT.pub ]]; then
+  query_note="(skipped: no merchant key in ${DEMO_GATEWAYS#"$ROOT/"}/; ./idem run makes it)"
+else
+  http "$WORK/order4" -X POST -H 'Content-Type: application/json' -H "X-User-Id: $USER_ID" \
+    -H "Idempotency-Key: demo-query-$(rand_hex 8)" \
+    --data "{\"amountCents\":$AMOUNT,\"currency\":\"CNY\",\"gateway\":\"wechatpay\"}" "$URL/api/orders" >/dev/null
+  QUERY_ORDER="$(json_field "$WORK/order4" .orderId)"
+  QUERY_TX="4200000000$(date +%Y%m%d)$(od -An -N4 -tu4 /dev/urandom | tr -d ' ' | cut -c1-8)"
+  "$JAVA" -Xmx64m -XX:TieredStopAtLevel=1 "$ROOT/scripts/demo/WeChatPay.java" serve "$DEMO_WECHATPAY_API_PORT" \
+    "$DEMO_WECHATPAY_SERIAL" "$DEMO_WECHATPAY_PRIVATE" "$DEMO_WECHATPAY_MERCHANT.pub" "$DEMO_WECHATPAY_MCHID" \
+    "$DEMO_WECHATPAY_MERCHANT_SERIAL" "$QUERY_ORDER" "$QUERY_TX" "$AMOUNT" >"$WORK/api.out" 2>"$WORK/api.err" &
+  api_pid=$!
+  query_deadline=$((SECONDS + 30))
+  while ((SECONDS < query_deadline)); do
+    http "$WORK/order4.after" -H "X-User-Id: $USER_ID" "$URL/api/orders/$QUERY_ORDER" >/dev/null
+    QUERY_STATUS="$(json_field "$WORK/order4.after" .status)"
+    [[ $QUERY_STATUS != PAID ]] || break
+    sleep 0.5
+  done
+  kill "$api_pid" 2>/dev/null || true
+  wait "$api_pid" 2>/dev/null || true
+  queries_answered="$(grep -c "^200 $QUERY_ORDER\$" "$WORK/api.out" || true)"
+  if [[ $QUERY_STATUS == PAID && "$(json_field "$WORK/order4.after" .tradeNo)" == "$QUERY_TX" ]]; then
+    query=1
+    late_answer="$("$JAVA" -Xmx128m -XX:TieredStopAtLevel=1 "$ROOT/scripts/demo/WeChatPay.java" notify \
+      "$URL/api/payments/wechatpay/notify" "$DEMO_WECHATPAY_SERIAL" "$DEMO_WECHATPAY_PRIVATE" "$DEMO_WECHATPAY_APIV3" \
+      "$QUERY_ORDER" "$QUERY_TX" "$AMOUNT" 1 2>&1 | head -1)"
+    [[ $late_answer == "200 " ]] || FAILED+=("the late notification was answered $late_answer")
+  else
+    query_note="(the order stayed ${QUERY_STATUS:-?} for 30 s: is the service ./idem run's, of this version? $(head -c 200 "$WORK/api.err"))"
+    FAILED+=("the query did not find the lost payment")
+  fi
+fi
+
+# ---------------------------------------------------------------- 8. wait for the coupons
 # Done when the coupons are there and every duplicate sent so far has been counted.
-want_coupons=$((1 + wechat + bill))
-want_cb_dups=$((DELIVERIES - 1 + kafka_callback + wechat * (DELIVERIES - 1)))
+want_coupons=$((1 + wechat + bill + query))
+want_cb_dups=$((DELIVERIES - 1 + kafka_callback + wechat * (DELIVERIES - 1) + query))
 want_grant_dups=$kafka_grant
 delta() { # delta <scrape> <scope>: duplicates of that scope, all layers, since the start
   local total=0 layer
@@ -393,6 +437,14 @@ if ((bill)); then
 else
   echo "6. WeChat Pay's bill: $bill_note"
 fi
+if ((query)); then
+  echo "7. The notification of a fourth order $QUERY_ORDER never came either; idem asked WeChat Pay about it"
+  echo "     queries:      $queries_answered answered \"paid\" (transaction_id $QUERY_TX, signed by the platform key)"
+  echo "     order:        WAIT_PAY -> $QUERY_STATUS"
+  echo "     late:         the notification, delivered after all: ${late_answer% } (a duplicate)"
+else
+  echo "7. WeChat Pay's query: $query_note"
+fi
 echo "     coupons:      $coupon_line"
 echo
 echo "Duplicates stopped, by the layer that caught them (/q/metrics, this run)"
@@ -417,6 +469,9 @@ if ((${#FAILED[@]} == 0)); then
   fi
   if ((bill)); then
     echo "        A payment whose notification was lost -> paid once from the gateway's bill, 1 coupon."
+  fi
+  if ((query)); then
+    echo "        Another lost one -> paid once from WeChat Pay's answer to idem's query, 1 coupon; its late notification a duplicate."
   fi
 else
   printf -v differs '%s; ' "${FAILED[@]}"
