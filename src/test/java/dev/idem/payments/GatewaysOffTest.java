@@ -24,4 +24,17 @@ class GatewaysOffTest {
                 404, "NOT_FOUND");
         problem(given().get("/api/payments/alipay/notify"), 404, "NOT_FOUND");
     }
+
+    /** A gateway that is off has no bills to import or to report, whether fetched or given. */
+    @Test
+    void theBillsOfAGatewayThatIsOffAre404() {
+        for (String gateway : new String[] {"wechatpay", "alipay"}) {
+            problem(given().header("X-Admin-Token", "test-admin-token")
+                    .post("/admin/reconciliation/gateways/" + gateway + "/bills?date=2026-12-01"), 404, "GATEWAY_NOT_FOUND");
+            problem(given().header("X-Admin-Token", "test-admin-token").contentType("text/csv").body("x")
+                    .post("/admin/reconciliation/gateways/" + gateway + "/bills?date=2026-12-01"), 404, "GATEWAY_NOT_FOUND");
+            problem(given().header("X-Admin-Token", "test-admin-token")
+                    .get("/admin/reconciliation/gateways/" + gateway + "/bills/2026-12-01"), 404, "GATEWAY_NOT_FOUND");
+        }
+    }
 }
