@@ -257,7 +257,7 @@ if ((wechat)); then
     http "$WORK/$1" -X POST -H "X-Admin-Token: $ADMIN_TOKEN" -H 'Content-Type: text/csv' -H "X-Bill-Hash: SHA1=$bill_hash" \
       --data-binary "@$WORK/bill.csv" "$URL/admin/reconciliation/gateways/wechatpay/bills?date=$bill_day"
   }
-  summary='"\(.applied) applied, \(.duplicates) duplicates; paid there not here \(.findings.paidThereNotHere.count), paid here not there \(.findings.paidHereNotThere.count), amounts differing \(.findings.amountMismatch.count)"'
+  summary='"\(.applied) applied, \(.duplicates) duplicate\(if .duplicates == 1 then "" else "s" end); paid there not here \(.findings.paidThereNotHere.count), paid here not there \(.findings.paidHereNotThere.count), amounts differing \(.findings.amountMismatch.count)"'
   if [[ -z $BILL_ORDER ]]; then
     bill_note="(skipped: the third order was not created)"
   elif [[ "$(import_bill bill1)" == 200 && "$(import_bill bill2)" == 200 ]]; then
