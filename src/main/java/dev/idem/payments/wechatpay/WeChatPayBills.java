@@ -143,9 +143,13 @@ public class WeChatPayBills implements GatewayBills {
         if (row + 2 != rows.size()) {
             return new BillRead.Invalid("the bill does not end with its summary: the file is cut short or has more after it");
         }
-        String[] summary = rows.get(row + 1).replace("`", "").split(",", -1);
-        if (!String.valueOf(lines.size()).equals(summary[0].trim())) {
-            return new BillRead.Invalid("the summary counts " + summary[0].trim() + " lines, the bill has " + lines.size());
+        // the documentation's examples do not settle whether refunds count: either is taken
+        String counted = rows.get(row + 1).replace("`", "").split(",", -1)[0].trim();
+        long payments = lines.stream().filter(line -> line.kind() == Bill.Kind.PAYMENT).count();
+        long refunds = lines.stream().filter(line -> line.kind() == Bill.Kind.REFUND).count();
+        if (!List.of(String.valueOf(lines.size()), String.valueOf(payments), String.valueOf(payments + refunds))
+                .contains(counted)) {
+            return new BillRead.Invalid("the summary counts " + counted + " lines, the bill has " + lines.size());
         }
         return BillText.valid(PaymentGateway.WECHATPAY, date, lines);
     }

@@ -41,6 +41,14 @@ class WeChatPayBillsTest {
     }
 
     @Test
+    void aSummaryThatCountsOnlyThePaymentsIsTakenToo() {
+        String csv = csv(BillLine.payment("o-5", "4200005", 1999, AT), new BillLine(true, "o-5", "4200005", 500, AT, "503005"));
+        String paymentsOnly = csv.replaceFirst("\r\n`2,", "\r\n`1,");
+        assertEquals(2, assertInstanceOf(BillRead.Valid.class, read(paymentsOnly)).bill().lines().size());
+        assertTrue(reason(csv.replaceFirst("\r\n`2,", "\r\n`3,")).contains("summary counts 3 lines"));
+    }
+
+    @Test
     void aRevokedTradeIsCountedAndNotAPayment() {
         String revoked = csv(BillLine.payment("o-2", "4200002", 100, AT)).replace("`SUCCESS,", "`REVOKED,");
         Bill bill = assertInstanceOf(BillRead.Valid.class, read(revoked)).bill();
