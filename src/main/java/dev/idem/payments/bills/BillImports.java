@@ -7,6 +7,7 @@ import dev.idem.orders.PaymentGateway;
 import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
+import dev.idem.support.Waits;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.All;
@@ -20,6 +21,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -142,8 +144,11 @@ public class BillImports {
                 .merge(PARALLEL)
                 .collect().last()
                 .chain(() -> orders.paidVia(pool, bill.gateway(), bill.from(), bill.until()))
-                .map(paid -> tally.report(paid, source, clock.instant()))
-                .call(report -> reports.save(pool, bill.gateway(), bill.date(), clock.instant(), report))
+                .chain(paid -> {
+                    Instant importedAt = clock.instant();
+                    JsonObject report = tally.report(paid, source, importedAt);
+                    return reports.save(pool, bill.gateway(), bill.date(), importedAt, report).replaceWith(report);
+                })
                 .invoke(report -> alert(bill, report));
     }
 
@@ -182,7 +187,7 @@ public class BillImports {
     }
 
     private Uni<Void> after(Duration wait) {
-        return Uni.createFrom().emitter(emitter -> vertx.setTimer(wait.toMillis(), id -> emitter.complete(null)));
+        return Waits.after(vertx, wait.toMillis());
     }
 
     private void alert(Bill bill, JsonObject report) {
@@ -254,7 +259,7 @@ public class BillImports {
             }
         }
 
-        synchronized JsonObject report(List<OrderRepository.Paid> paidHere, String source, java.time.Instant importedAt) {
+        synchronized JsonObject report(List<OrderRepository.Paid> paidHere, String source, Instant importedAt) {
             Finding hereNotThere = new Finding();
             for (OrderRepository.Paid paid : paidHere) {
                 if (!inBill.contains(paid.orderId())) {

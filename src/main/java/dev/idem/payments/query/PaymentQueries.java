@@ -5,6 +5,7 @@ import dev.idem.orders.OrderRepository.QueryClaim;
 import dev.idem.orders.PaymentGateway;
 import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.Outcome;
+import dev.idem.support.Waits;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
@@ -176,11 +177,7 @@ public class PaymentQueries {
         });
     }
 
-    /** A wait on the caller's Vert.x context, which the continuation then runs on. */
     private Uni<Void> after(long millis) {
-        if (millis <= 0) {
-            return Uni.createFrom().voidItem();
-        }
-        return Uni.createFrom().emitter(emitter -> vertx.setTimer(millis, id -> emitter.complete(null)));
+        return Waits.after(vertx, millis);
     }
 }

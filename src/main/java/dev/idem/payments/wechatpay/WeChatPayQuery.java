@@ -224,7 +224,7 @@ public class WeChatPayQuery extends GatewayQuery {
         return nonce.toString();
     }
 
-    static String encode(String value) {
+    private static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }
