@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.testing.AlipaySimulator;
+import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.GatewayApi;
@@ -66,10 +67,7 @@ class GatewayBillsTest {
     }
 
     String order(String gateway) {
-        return given().header("X-User-Id", user).header("Idempotency-Key", UUID.randomUUID().toString())
-                .contentType("application/json")
-                .body(new JsonObject().put("amountCents", AMOUNT).put("currency", "CNY").put("gateway", gateway).encode())
-                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+        return Callbacks.newOrder(user, AMOUNT, gateway);
     }
 
     static String trade(String prefix, String orderId) {

@@ -9,6 +9,7 @@ import dev.idem.orders.OrderRepository;
 import dev.idem.orders.OrderRepository.QueryClaim;
 import dev.idem.orders.PaymentGateway;
 import dev.idem.testing.AlipaySimulator;
+import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import dev.idem.testing.GatewayApi;
@@ -87,14 +88,7 @@ class GatewayQueryTest {
 
     /** A new order of the test's user; {@code gateway} null: it names none. */
     String order(String gateway) {
-        return given().header("X-User-Id", user).header("Idempotency-Key", UUID.randomUUID().toString())
-                .contentType("application/json").body(body(gateway))
-                .post("/api/orders").then().statusCode(201).extract().path("orderId");
-    }
-
-    static String body(String gateway) {
-        JsonObject body = new JsonObject().put("amountCents", AMOUNT).put("currency", "CNY");
-        return (gateway == null ? body : body.put("gateway", gateway)).encode();
+        return Callbacks.newOrder(user, AMOUNT, gateway);
     }
 
     static String tradeNo(GatewayApi api, String orderId) {
@@ -125,7 +119,7 @@ class GatewayQueryTest {
         String[] gateways = {"wechatpay", "alipay", null};
         List<Supplier<HttpRequest>> submits = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            String body = body(gateways[i % 3]);
+            String body = Callbacks.orderBody(AMOUNT, gateways[i % 3]);
             String key = "query-storm-" + i;
             submits.add(() -> Http.post("/api/orders", body).header("X-User-Id", user).header("Idempotency-Key", key)
                     .build());
