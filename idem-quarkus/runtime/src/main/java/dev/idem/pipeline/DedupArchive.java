@@ -70,7 +70,7 @@ class DedupArchive {
      * failure waits for the next run.
      */
     @Scheduled(identity = DedupAdmin.ARCHIVE_JOB, every = "${idem.pipeline.archive.interval}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return archiveNow()
                 .invoke(moved -> {

@@ -35,10 +35,12 @@ class HangingRecords {
     /**
      * One scheduled run, every {@code idem.pipeline.recovery-interval} ({@code off}: only when an
      * operator asks): what it did is logged, a failure waits for the next run, and a run still
-     * going when the next is due is not doubled.
+     * going when the next is due is not doubled. None before start-up is over: the scheduler
+     * starts before the tables are put in place or migrated.
      */
     @Scheduled(identity = DedupAdmin.RECOVERY_JOB, every = "${idem.pipeline.recovery-interval}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> recover() {
         return redriveHanging()
                 .invoke(report -> {
