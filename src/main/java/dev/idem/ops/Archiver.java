@@ -35,7 +35,7 @@ public class Archiver {
     }
 
     @Scheduled(every = "${idem.pipeline.archive.interval}", delayed = "1m",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> scheduled() {
         return archiveNow()
                 .invoke(events -> {

@@ -96,8 +96,9 @@ public class ConsoleHistory {
         this.capacity = (int) Math.max(1, this.config.history().toMillis() / this.config.sampleInterval().toMillis());
     }
 
-    /** One interval's sample into the ring. */
-    @Scheduled(every = "${idem.console.sample-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /** One interval's sample into the ring; none before start-up has migrated the schema. */
+    @Scheduled(every = "${idem.console.sample-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> sample() {
         return outboxLag().invoke(lag -> keep(lag)).replaceWithVoid();
     }

@@ -127,7 +127,7 @@ public class Reconciliation {
 
     /** The gauges are recomputed every {@code idem.reconciliation.interval}, the first time after start-up's traffic. */
     @Scheduled(every = "${idem.reconciliation.interval}", delayed = "30s",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP, skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> refreshGauges() {
         return findings(Instant.EPOCH, 0)
                 .invoke(findings -> findings.forEach(f -> gauges.get(f.check()).set(f.count())))

@@ -97,18 +97,20 @@ public class PaymentQueries {
                 .replaceWithVoid();
     }
 
-    /** Skipped while no gateway is queried. */
+    /** Skipped while no gateway is queried, and before start-up has migrated the schema. */
     @Singleton
     static class NoQueries implements Scheduled.SkipPredicate {
         private final QueryPlan plan;
+        private final Scheduled.ApplicationNotRunning starting;
 
-        NoQueries(QueryPlan plan) {
+        NoQueries(QueryPlan plan, Scheduled.ApplicationNotRunning starting) {
             this.plan = plan;
+            this.starting = starting;
         }
 
         @Override
         public boolean test(ScheduledExecution execution) {
-            return !plan.any();
+            return !plan.any() || starting.test(execution);
         }
     }
 
