@@ -1,7 +1,6 @@
 package dev.idem.ops;
 
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
-import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.microsoft.playwright.Locator;
@@ -9,6 +8,7 @@ import com.microsoft.playwright.Page;
 import com.microsoft.playwright.assertions.LocatorAssertions;
 import com.microsoft.playwright.options.AriaRole;
 import dev.idem.testing.Browser;
+import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.GatewayApi;
 import dev.idem.testing.GatewayBillsOn;
@@ -16,12 +16,10 @@ import dev.idem.testing.GatewayQueriesOn;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.net.URL;
 import java.time.LocalDate;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,10 +40,7 @@ class ConsoleBillsBrowserTest {
 
     @Test
     void aBillImportedFromThePageAppliesTheLostPaymentAndIsListed() {
-        String lost = given().header("X-User-Id", "console-bills").header("Idempotency-Key", UUID.randomUUID().toString())
-                .contentType("application/json")
-                .body(new JsonObject().put("amountCents", 1999).put("currency", "CNY").put("gateway", "wechatpay").encode())
-                .post("/api/orders").then().statusCode(201).extract().path("orderId");
+        String lost = Callbacks.newOrder("console-bills", 1999, "wechatpay");
         GatewayQueriesOn.Apis.wechatpay().payWithoutNotifying(lost, "4200" + lost.replace("-", ""), 1999);
         LocalDate today = GatewayApi.today();
 
