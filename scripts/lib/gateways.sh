@@ -24,8 +24,8 @@ new_rsa_key() {
   mv "$1.tmp" "$1"
 }
 
-# pem_base64 <file>: the key's base64 on one line, without its PEM armour.
-pem_base64() { grep -v -- '-----' "$1" | tr -d '\n'; }
+# pem_base64 [file]: the key's base64 on one line, without its PEM armour (from stdin without a file).
+pem_base64() { grep -v -- '-----' "${1:--}" | tr -d '\n'; }
 
 # demo_gateway_keys: makes what is missing of the key pair and the 32-character APIv3 key.
 demo_gateway_keys() {
@@ -47,7 +47,7 @@ demo_gateway_options() {
   demo_gateway_keys
   printf '%s\n' "-Didem.gateways.wechatpay.api-v3-key=$(cat "$DEMO_WECHATPAY_APIV3")"
   printf '%s\n' "-Didem.gateways.wechatpay.platform-keys.$DEMO_WECHATPAY_SERIAL=$(
-    openssl pkey -in "$DEMO_WECHATPAY_PRIVATE" -pubout 2>/dev/null | grep -v -- '-----' | tr -d '\n')"
+    openssl pkey -in "$DEMO_WECHATPAY_PRIVATE" -pubout 2>/dev/null | pem_base64)"
   printf '%s\n' "-Didem.gateways.wechatpay.mchid=$DEMO_WECHATPAY_MCHID" \
     "-Didem.gateways.wechatpay.merchant-serial=$DEMO_WECHATPAY_MERCHANT_SERIAL" \
     "-Didem.gateways.wechatpay.merchant-private-key=$(pem_base64 "$DEMO_WECHATPAY_MERCHANT")" \
