@@ -55,7 +55,8 @@ class IdempotencyKeyTest {
         assertEquals(first.header("Location"), again.header("Location"));
 
         post("/vouchers", caller, key, voucher(code, "holder", 26)).then().statusCode(422).contentType(PROBLEM)
-                .body("code", Matchers.equalTo("IDEMPOTENCY_KEY_REUSED"));
+                .body("code", Matchers.equalTo("IDEMPOTENCY_KEY_REUSED"))
+                .body("title", Matchers.equalTo("Unprocessable Entity")).body("status", Matchers.equalTo(422));
         assertEquals(1, db.vouchers(code));
     }
 

@@ -1,6 +1,7 @@
 package dev.idem.pipeline.rest;
 
 import dev.idem.pipeline.Outcome;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.quarkus.arc.DefaultBean;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -79,10 +80,10 @@ public class ProblemAnswers {
      * {@code throw new WebApplicationException(ProblemAnswers.problem(409, "BALANCE_SHORT", "..."))}.
      */
     public static Response problem(int status, String code, String detail) {
-        Response.StatusType known = Response.Status.fromStatusCode(status);
+        // Netty's phrases: Jakarta REST's list has no 422, and about:blank's title is the status's phrase
         JsonObject problem = new JsonObject()
                 .put("type", "about:blank")
-                .put("title", known != null ? known.getReasonPhrase() : String.valueOf(status))
+                .put("title", HttpResponseStatus.valueOf(status).reasonPhrase())
                 .put("status", status)
                 .put("detail", detail)
                 .put("code", code);
