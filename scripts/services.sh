@@ -51,6 +51,8 @@ KAFKA_CONTROLLER_PORT=9093
 KAFKA_PARTITIONS=4
 KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
   gift-card-issues gift-card-issues-dlq)
+# the example's and a new service's tests: topics of their own, apart from the services'
+KAFKA_TOPICS+=(points-awards-test points-awards-test-dlq gift-card-issues-test gift-card-issues-test-dlq)
 KAFKA_TOPICS+=(idem-it-voucher-grants idem-it-voucher-grants-dlq idem-it-ledger-postings idem-it-ledger-postings-dlq
   idem-it-failing-postings idem-it-failing-postings-dlq)
 KAFKA_START_TIMEOUT=90

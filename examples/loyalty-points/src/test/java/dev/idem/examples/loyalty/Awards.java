@@ -4,12 +4,13 @@ import dev.idem.pipeline.KafkaTestClient;
 import java.time.Duration;
 import java.util.UUID;
 import org.awaitility.Awaitility;
+import org.eclipse.microprofile.config.ConfigProvider;
 
-/** The points-awards topic as the tests use it; records go there through the kit's {@link KafkaTestClient}. */
+/** The points-awards channel's topic as the test profile has it; records go there through the kit's {@link KafkaTestClient}. */
 final class Awards {
 
-    static final String TOPIC = "points-awards";
-    static final String DLQ = "points-awards-dlq";
+    static final String TOPIC = ConfigProvider.getConfig().getValue("mp.messaging.incoming.points-awards.topic", String.class);
+    static final String DLQ = TOPIC + "-dlq";
     static final int PARTITIONS = 4;
     static final Duration PATIENCE = Duration.ofSeconds(120);
 

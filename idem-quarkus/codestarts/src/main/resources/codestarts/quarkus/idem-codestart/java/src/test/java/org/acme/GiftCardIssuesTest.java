@@ -14,6 +14,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,8 +23,11 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class GiftCardIssuesTest {
 
-    static final String TOPIC = "gift-card-issues";
     static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    /** The channel's topic in the test profile: the tests' own, apart from a running service's. */
+    @ConfigProperty(name = "mp.messaging.incoming.gift-card-issues.topic")
+    String topic;
 
     @Inject
     Pool pool;
@@ -50,7 +54,7 @@ class GiftCardIssuesTest {
         double duplicatesBefore = duplicates();
 
         for (int i = 0; i < 3; i++) {
-            kafka.send(TOPIC, null, bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":5000}");
+            kafka.send(topic, null, bizKey, "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":5000}");
         }
 
         await("two copies known by their key").atMost(PATIENCE).until(() -> duplicates() >= duplicatesBefore + 2);
@@ -61,10 +65,10 @@ class GiftCardIssuesTest {
     void aRecordThatCannotBeReadGoesToTheDeadLetterTopic() {
         String bizKey = "poison-" + UUID.randomUUID();
         String value = "{\"bizKey\":\"" + bizKey + "\",\"userId\":\"u1\",\"amountCents\":\"lots\"}";
-        kafka.send(TOPIC, null, bizKey, value);
+        kafka.send(topic, null, bizKey, value);
 
-        KafkaTestClient.ReadRecord dead = await("the record in " + TOPIC + "-dlq").atMost(PATIENCE)
-                .until(() -> kafka.readAll(TOPIC + "-dlq").stream()
+        KafkaTestClient.ReadRecord dead = await("the record in " + topic + "-dlq").atMost(PATIENCE)
+                .until(() -> kafka.readAll(topic + "-dlq").stream()
                         .filter(record -> bizKey.equals(record.key())).findFirst(), Optional::isPresent)
                 .get();
         assertEquals(value, dead.value(), "kept as it came");
