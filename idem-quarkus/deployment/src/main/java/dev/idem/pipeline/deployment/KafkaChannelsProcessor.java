@@ -2,16 +2,25 @@ package dev.idem.pipeline.deployment;
 
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
+import dev.idem.pipeline.kafka.ChannelDefaults;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
-import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
+import io.quarkus.deployment.builditem.GeneratedResourceBuildItem;
+import io.quarkus.deployment.builditem.RunTimeConfigBuilderBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.NativeImageResourceBuildItem;
 import io.quarkus.deployment.logging.LogCleanupFilterBuildItem;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationInstance;
@@ -24,9 +33,9 @@ import org.jboss.jandex.MethodInfo;
 
 /**
  * The Kafka channels of {@code @Incoming} methods whose bean uses {@code IdempotentConsumer}: the
- * extension gives each the settings the pipeline's guarantees need, as defaults that the
- * service's own configuration still overrides, and refuses at build time a setting that would
- * break them. What stays the service's own is the channel's topic and group.
+ * extension gives each the settings the pipeline's guarantees need, in a configuration source
+ * below the service's own ({@link ChannelDefaults}), and refuses at build time a setting that
+ * would break them. What stays the service's own is the channel's topic and group.
  */
 class KafkaChannelsProcessor {
 
@@ -61,16 +70,18 @@ class KafkaChannelsProcessor {
     private static final Set<String> KEEPING = Set.of("idem-dead-letter", "dead-letter-queue", "delayed-retry-topic", "fail");
 
     @BuildStep
-    void channelDefaults(CombinedIndexBuildItem index, BuildProducer<RunTimeConfigurationDefaultBuildItem> defaults) {
+    void channelDefaults(CombinedIndexBuildItem index, BuildProducer<GeneratedResourceBuildItem> resources,
+                         BuildProducer<NativeImageResourceBuildItem> nativeResources,
+                         BuildProducer<RunTimeConfigBuilderBuildItem> builders) {
         Set<String> channels = idempotentChannels(index.getIndex());
         Config config = ConfigProvider.getConfig();
         List<String> broken = new ArrayList<>();
+        Properties settings = new Properties();
         for (String channel : channels) {
             String prefix = "mp.messaging.incoming." + channel + ".";
-            DEFAULTS.forEach((key, value) -> defaults.produce(new RunTimeConfigurationDefaultBuildItem(prefix + key, value)));
+            DEFAULTS.forEach((key, value) -> settings.setProperty(prefix + key, value));
             // the channel's topic, which is the channel's name unless configured, and -dlq
-            defaults.produce(new RunTimeConfigurationDefaultBuildItem(prefix + "dead-letter-queue.topic",
-                    "${" + prefix + "topic:" + channel + "}-dlq"));
+            settings.setProperty(prefix + "dead-letter-queue.topic", "${" + prefix + "topic:" + channel + "}-dlq");
             setting(config, prefix + "enable.auto.commit")
                     .filter(Boolean::parseBoolean)
                     .ifPresent(on -> broken.add(prefix + "enable.auto.commit=true commits offsets before their records are "
@@ -90,6 +101,23 @@ class KafkaChannelsProcessor {
             throw new IllegalStateException("These settings break the delivery guarantees of channels that "
                     + "IdempotentConsumer applies:\n  " + String.join("\n  ", broken));
         }
+        if (!channels.isEmpty()) {
+            resources.produce(new GeneratedResourceBuildItem(ChannelDefaults.RESOURCE, propertiesFile(settings)));
+            nativeResources.produce(new NativeImageResourceBuildItem(ChannelDefaults.RESOURCE));
+            builders.produce(new RunTimeConfigBuilderBuildItem(ChannelDefaults.class.getName()));
+        }
+    }
+
+    /** {@code settings} as a properties file, without the date {@link Properties#store} writes, so that a build is repeatable. */
+    private static byte[] propertiesFile(Properties settings) {
+        StringWriter out = new StringWriter();
+        try {
+            settings.store(out, null);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString().lines().filter(line -> !line.startsWith("#")).sorted()
+                .collect(Collectors.joining("\n", "", "\n")).getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /**
