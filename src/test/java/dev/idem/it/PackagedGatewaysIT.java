@@ -65,21 +65,13 @@ class PackagedGatewaysIT {
     /** WeChat Pay's notification: the platform's RSA signature verified, the resource opened with AES-GCM. */
     @Test
     void aWechatPayNotificationPaysTheOrderOnce() {
-        String order = newOrder(user, AMOUNT, "wechatpay");
-        String trade = "4200" + order.replace("-", "");
-        send(Deployment.wechatpay.pay(order, trade, AMOUNT).orElseThrow());
-        send(Deployment.wechatpay.lateNotification(order));
-        assertPaidOnce(order, trade);
+        notifiedTwice(Deployment.wechatpay, "wechatpay", "4200");
     }
 
     /** Alipay's notification: its RSA2 sign verified. */
     @Test
     void anAlipayNotificationPaysTheOrderOnce() {
-        String order = newOrder(user, AMOUNT, "alipay");
-        String trade = "2026" + order.replace("-", "");
-        send(Deployment.alipay.pay(order, trade, AMOUNT).orElseThrow());
-        send(Deployment.alipay.lateNotification(order));
-        assertPaidOnce(order, trade);
+        notifiedTwice(Deployment.alipay, "alipay", "2026");
     }
 
     /** WeChat Pay's bill fetched: the request signed with the merchant's key, the answer verified, the file's SHA1 checked. */
@@ -109,6 +101,15 @@ class PackagedGatewaysIT {
         given().header("X-Admin-Token", ADMIN).contentType("application/zip").body(zip)
                 .post("/admin/reconciliation/gateways/alipay/bills?date=" + today)
                 .then().statusCode(200).body("source", equalTo("file")).body("applied", equalTo(0));
+        assertPaidOnce(order, trade);
+    }
+
+    /** An order paid through {@code gateway}, notified, then notified again late: paid once. */
+    void notifiedTwice(GatewayApi api, String gateway, String tradePrefix) {
+        String order = newOrder(user, AMOUNT, gateway);
+        String trade = tradePrefix + order.replace("-", "");
+        send(api.pay(order, trade, AMOUNT).orElseThrow());
+        send(api.lateNotification(order));
         assertPaidOnce(order, trade);
     }
 
