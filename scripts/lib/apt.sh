@@ -14,15 +14,17 @@ as_root() {
 }
 
 APT_UPDATED=0
+# apt-get's progress goes to stderr, beside the scripts' log lines: their stdout carries results
+# (the fault suite's table, a path), which a package installed midway must not interleave.
 apt_install() {
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install $* yourself"
   if [[ $APT_UPDATED -eq 0 ]]; then
     log "apt-get update"
-    as_root apt-get update -q </dev/null 9>&-
+    as_root apt-get update -q </dev/null >&2 9>&-
     APT_UPDATED=1
   fi
   log "installing $*"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null 9>&-
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null >&2 9>&-
 }
 
 # need_commands CMD...: installs the Debian packages named like the commands that are missing.
