@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.idem.testing.AlipaySimulator;
 import dev.idem.testing.GatewayApi;
 import dev.idem.testing.GatewayBillsOn;
+import dev.idem.testing.GatewayQueriesOn;
 import dev.idem.testing.Http;
-import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -39,24 +39,19 @@ class PackagedGatewaysIT {
     /** {@link PackagedServiceIT}'s deployment with both gateways on, their APIs on loopback, the active query off. */
     public static class Deployment implements QuarkusTestResourceLifecycleManager {
 
-        static volatile WeChatPaySimulator.Api wechatpay;
-        static volatile AlipaySimulator.Api alipay;
+        private final GatewayQueriesOn.Apis apis = new GatewayQueriesOn.Apis();
 
         @Override
         public Map<String, String> start() {
-            wechatpay = WeChatPaySimulator.configured().serve();
-            alipay = AlipaySimulator.configured().serve();
             Map<String, String> config = new HashMap<>(new PackagedServiceIT.Deployment().start());
             config.putAll(new GatewayBillsOn().getConfigOverrides());
-            config.put("idem.gateways.wechatpay.api-base", wechatpay.base());
-            config.put("idem.gateways.alipay.gateway-url", alipay.gatewayUrl());
+            config.putAll(apis.start());
             return config;
         }
 
         @Override
         public void stop() {
-            wechatpay.close();
-            alipay.close();
+            apis.stop();
         }
     }
 
@@ -65,13 +60,13 @@ class PackagedGatewaysIT {
     /** WeChat Pay's notification: the platform's RSA signature verified, the resource opened with AES-GCM. */
     @Test
     void aWechatPayNotificationPaysTheOrderOnce() {
-        notifiedTwice(Deployment.wechatpay, "wechatpay", "4200");
+        notifiedTwice(GatewayQueriesOn.Apis.wechatpay(), "wechatpay", "4200");
     }
 
     /** Alipay's notification: its RSA2 sign verified. */
     @Test
     void anAlipayNotificationPaysTheOrderOnce() {
-        notifiedTwice(Deployment.alipay, "alipay", "2026");
+        notifiedTwice(GatewayQueriesOn.Apis.alipay(), "alipay", "2026");
     }
 
     /** WeChat Pay's bill fetched: the request signed with the merchant's key, the answer verified, the file's SHA1 checked. */
@@ -79,10 +74,10 @@ class PackagedGatewaysIT {
     void aWechatPayBillFetchedPaysTheOrderWhoseNotificationWasLost() {
         String order = newOrder(user, AMOUNT, "wechatpay");
         String trade = "4200" + order.replace("-", "");
-        Deployment.wechatpay.payWithoutNotifying(order, trade, AMOUNT);
+        GatewayQueriesOn.Apis.wechatpay().payWithoutNotifying(order, trade, AMOUNT);
 
         JsonPath report = importFetched("wechatpay");
-        assertEquals(Deployment.wechatpay.billLines(GatewayApi.today()).size(), report.getInt("lines"));
+        assertEquals(GatewayQueriesOn.Apis.wechatpay().billLines(GatewayApi.today()).size(), report.getInt("lines"));
         assertPaidOnce(order, trade);
     }
 
@@ -91,13 +86,13 @@ class PackagedGatewaysIT {
     void anAlipayBillInGbkPaysTheOrderWhoseNotificationWasLostOnce() {
         String order = newOrder(user, AMOUNT, "alipay");
         String trade = "2026" + order.replace("-", "");
-        Deployment.alipay.payWithoutNotifying(order, trade, AMOUNT);
+        GatewayQueriesOn.Apis.alipay().payWithoutNotifying(order, trade, AMOUNT);
 
         importFetched("alipay");
         assertPaidOnce(order, trade);
 
         LocalDate today = GatewayApi.today();
-        byte[] zip = AlipaySimulator.tradeBill(today, Deployment.alipay.billLines(today));
+        byte[] zip = AlipaySimulator.tradeBill(today, GatewayQueriesOn.Apis.alipay().billLines(today));
         given().header("X-Admin-Token", ADMIN).contentType("application/zip").body(zip)
                 .post("/admin/reconciliation/gateways/alipay/bills?date=" + today)
                 .then().statusCode(200).body("source", equalTo("file")).body("applied", equalTo(0));
