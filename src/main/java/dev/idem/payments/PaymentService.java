@@ -115,7 +115,8 @@ public class PaymentService {
     private Uni<Effect> explainMiss(SqlConnection tx, PaymentCallback callback, Instant now) {
         return orders.find(tx, callback.orderId()).chain(found -> {
             if (found.isEmpty()) {
-                return Uni.createFrom().item(new Effect.Rejected("ORDER_NOT_FOUND", "no order " + callback.orderId()));
+                // not the key's answer: a notification reports a fact, to be applied once its order is visible
+                return Uni.createFrom().item(Effect.Rejected.forNow("ORDER_NOT_FOUND", "no order " + callback.orderId()));
             }
             Order order = found.get();
             OrderStatus target = callback.succeeded() ? OrderStatus.PAID : OrderStatus.CLOSED;

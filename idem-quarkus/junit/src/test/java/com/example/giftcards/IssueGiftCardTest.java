@@ -2,6 +2,7 @@ package com.example.giftcards;
 
 import static dev.idem.pipeline.PipelineKit.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +38,7 @@ class IssueGiftCardTest {
         Uni<Void> issue(SqlConnection tx, String cardId, long cents);
     }
 
-    /** The work: a new card for a positive amount; any other amount is refused, and keeps no record. */
+    /** The work: a new card for a positive amount; any other amount is refused, and that is the key's answer. */
     static Work issue(GiftCards cards, long cents) {
         return tx -> {
             if (cents <= 0) {
@@ -125,14 +126,17 @@ class IssueGiftCardTest {
     }
 
     @Test
-    void aRefusedAmountKeepsNoRecordSoTheKeyCanBeUsedAgain() {
+    void aRefusedAmountIsTheKeysAnswerAndANewKeyIsJudgedAfresh() {
         IdemRequest zero = request("k-2", "ada", 0);
 
         assertEquals(new Outcome.Rejected("INVALID_AMOUNT", "a card holds a positive amount"), deliver(zero, 0));
-        assertTrue(kit.database().record(zero).isEmpty());
+        assertEquals(PipelineKit.KeyRecord.Status.DONE, kit.database().record(zero).orElseThrow().status());
+        Outcome.Rejected again = assertInstanceOf(Outcome.Rejected.class, deliver(zero, 0));
+        assertTrue(again.replayed());
+        assertEquals("INVALID_AMOUNT", again.reason());
         assertEquals(List.of(), cards.issued());
 
-        IdemRequest corrected = request("k-2", "ada", 2000);
+        IdemRequest corrected = request("k-3", "ada", 2000);
         assertEquals(Outcome.Processed.class, deliver(corrected, 2000).getClass());
         assertEquals(1, cards.issued().size());
     }

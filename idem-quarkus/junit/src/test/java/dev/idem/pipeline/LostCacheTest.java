@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.IdempotencyPipeline.Item;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -133,12 +134,47 @@ class LostCacheTest {
     }
 
     @Test
-    void aRefusedWorkGivesItsClaimBack() {
+    void aRefusalIsTheKeysAnswerInRedisAndWhenRedisLostItInTheDatabase() {
+        Effect.Rejected refusal = new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less");
+        assertEquals(new Outcome.Rejected("INSUFFICIENT_BALANCE", "the card holds less"),
+                await(rig.pipeline.execute(redeem, rig.work(redeem, refusal))));
+        assertTrue(await(rig.cache.peek(redeem.scope(), redeem.key())).orElseThrow().contains("INSUFFICIENT_BALANCE"));
+
+        // the world changed (the card was topped up): the key's answer does not
+        Outcome again = await(rig.pipeline.execute(redeem, rig.applying(redeem)));
+        assertEquals(new Outcome.Rejected("INSUFFICIENT_BALANCE", "the card holds less", new JsonObject(),
+                Optional.of(Layer.REDIS)), again);
+        rig.cache.flush();
+        Outcome fromTheDatabase = await(rig.pipeline.execute(redeem, rig.applying(redeem)));
+        assertEquals(Optional.of(Layer.DB), assertInstanceOf(Outcome.Rejected.class, fromTheDatabase).replayedBy());
+        // the copy after the flush was claimed as new, so its work ran, and rolled back when the record answered
+        assertEquals(2, rig.runs("k-1"));
+        assertTrue(rig.store.rows().isEmpty());
+        assertEquals(2.0, rig.count("idem.pipeline.duplicates", "scope", "gift-card-redeem"));
+        assertEquals(3.0, rig.count("idem.pipeline.outcomes", "scope", "gift-card-redeem", "outcome", "REJECTED"));
+    }
+
+    @Test
+    void aRefusalForNowGivesItsClaimBackAndTheNextDeliveryRunsTheWork() {
         Outcome outcome = await(rig.pipeline.execute(redeem,
-                rig.work(redeem, new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"))));
+                rig.work(redeem, Effect.Rejected.forNow("CARD_NOT_FOUND", "no card 1 yet"))));
+
+        assertEquals(new Outcome.Rejected("CARD_NOT_FOUND", "no card 1 yet"), outcome);
+        assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));
+        assertTrue(rig.store.committed(redeem).isEmpty());
+        assertInstanceOf(Outcome.Processed.class, await(rig.pipeline.execute(redeem, rig.applying(redeem))));
+    }
+
+    @Test
+    void aScopeThatStoresNoRefusalsGivesItsClaimBackAndRunsTheRetry() {
+        PipelineRig judgedAfresh = new PipelineRig(Map.of("idem.pipeline.scopes.gift-card-redeem.store-refusals", "false"));
+        Outcome outcome = await(judgedAfresh.pipeline.execute(redeem,
+                judgedAfresh.work(redeem, new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"))));
 
         assertInstanceOf(Outcome.Rejected.class, outcome);
-        assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));
+        assertEquals(Optional.empty(), await(judgedAfresh.cache.peek(redeem.scope(), redeem.key())));
+        assertTrue(judgedAfresh.store.committed(redeem).isEmpty());
+        assertInstanceOf(Outcome.Processed.class, await(judgedAfresh.pipeline.execute(redeem, judgedAfresh.applying(redeem))));
     }
 
     @Test

@@ -19,6 +19,7 @@ import dev.idem.pipeline.InMemoryDedupStore.Tx;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -125,17 +126,18 @@ class TransactionStepTest {
             Item item = poll.apply(alone).get(i);
             assertEquals(outcomes.get(i), await(alone.pipeline.execute(item.request(), item.work())), "item " + i);
         }
-        // one transaction; what took effect is recorded in it with its result, the refused one keeps nothing
+        // one transaction; each answer is recorded in it, the refusal too (it wrote nothing)
         assertEquals(1, rig.store.transactionsRun());
         long tx = rig.store.transactions().get(0).id;
         assertEquals(result("k1"), recorded(rig, applied, tx));
         assertEquals(result("k2"), recorded(rig, already, tx));
         assertEquals(result("k3"), recorded(rig, anomalous, tx));
-        assertTrue(rig.store.committed(refused).isEmpty());
+        assertEquals(new Outcome.Rejected("NO_ACCOUNT", "no account 4", new JsonObject(), Optional.of(Layer.DB)),
+                Outcomes.answered(Layer.DB, recorded(rig, refused, tx)));
         assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(duplicate).orElseThrow().writtenIn());
         assertEquals(0, rig.runs("k5"));
         assertEquals(Set.of("effect:k1", "effect:k2", "effect:k3"), rig.store.rows().keySet());
-        assertEquals(Set.of(applied, already, anomalous, duplicate),
+        assertEquals(Set.of(applied, already, anomalous, refused, duplicate),
                 Set.copyOf(rig.cache.marked().stream().map(Marked::request).toList()));
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
     }

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,9 +31,13 @@ class WorkMistakesTest {
     private final IdemRequest b = request("redeem", "b-1", "y");
 
     @Test
-    void aWorkThatWritesAndThenRefusesLeavesNothingEvenInASharedTransaction() {
-        Work writesThenRefuses = tx -> rig.store.write(tx, "effect:b-1", "half-done")
-                .replaceWith(new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"));
+    void aWorkThatWritesAndThenRefusesLeavesOnlyItsRefusalEvenInASharedTransaction() {
+        AtomicInteger runs = new AtomicInteger();
+        Work writesThenRefuses = tx -> {
+            runs.incrementAndGet();
+            return rig.store.write(tx, "effect:b-1", "half-done")
+                    .replaceWith(new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"));
+        };
 
         List<Settled> settled = await(rig.protocol.transact(List.of(
                 new Pending(a, rig.applying(a), false), new Pending(b, writesThenRefuses, false))));
@@ -40,8 +45,12 @@ class WorkMistakesTest {
         assertInstanceOf(Outcome.Processed.class, assertInstanceOf(Settled.Decided.class, settled.get(0)).outcome());
         assertEquals("INSUFFICIENT_BALANCE", assertInstanceOf(Outcome.Rejected.class,
                 assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome()).reason());
+        // its write rolled back with the first transaction; the second recorded its refusal without running it again
         assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.store.rows());
-        assertEquals(Set.of(DedupStore.batchKey(a)), rig.store.committedRecords().keySet());
+        assertEquals(Set.of(DedupStore.batchKey(a), DedupStore.batchKey(b)), rig.store.committedRecords().keySet());
+        assertEquals(1, runs.get());
+        assertEquals(2, rig.store.transactionsRun());
+        assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "refused"));
     }
 
     @Test

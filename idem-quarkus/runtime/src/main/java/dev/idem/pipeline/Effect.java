@@ -3,9 +3,9 @@ package dev.idem.pipeline;
 import io.vertx.core.json.JsonObject;
 
 /**
- * What the business work reports back to the pipeline, from inside the transaction. Everything
- * but {@link Rejected} is final and is stored as the key's result; {@link Rejected} keeps no record.
- * The pipeline reads it through {@link Cases}, so a new case cannot be forgotten.
+ * What the business work reports back to the pipeline, from inside the transaction. Each is the
+ * key's answer: stored with its record and given again to every later delivery of the key. The
+ * pipeline reads it through {@link Cases}, so a new case cannot be forgotten.
  */
 public sealed interface Effect {
 
@@ -34,10 +34,30 @@ public sealed interface Effect {
     }
 
     /**
-     * Nothing to apply it to (yet): no record is kept, so a retry is judged afresh. The work must
-     * leave the transaction as it found it: it may share it with other deliveries.
+     * The work refuses the delivery (a balance too short, an account unknown): what it wrote rolls
+     * back, and the refusal is the key's answer, stored and given again to every later delivery of
+     * the key, however the world changed meanwhile. {@code result} is what the refusal is answered
+     * with (a REST answer, say); empty when there is nothing but the reason.
+     *
+     * <p>Not {@code stored} ({@link #forNow}), or in a scope with {@code store-refusals=false}, it
+     * refuses this delivery only: nothing is kept, and the next delivery of the key runs the work
+     * again.
      */
-    record Rejected(String reason, String detail) implements Effect {
+    record Rejected(String reason, String detail, JsonObject result, boolean stored) implements Effect {
+
+        /** A refusal that is the key's answer, with nothing to answer but its reason and detail. */
+        public Rejected(String reason, String detail) {
+            this(reason, detail, new JsonObject(), true);
+        }
+
+        /**
+         * A refusal of this delivery only, not of its key: what the delivery names is not there
+         * yet (an order another instance is still creating, say), and a later delivery may find it.
+         */
+        public static Rejected forNow(String reason, String detail) {
+            return new Rejected(reason, detail, new JsonObject(), false);
+        }
+
         /** What {@code cases} makes of this effect. */
         public <T> T accept(Cases<T> cases) {
             return cases.rejected(this);

@@ -30,9 +30,10 @@ import java.util.stream.IntStream;
  *   <li>the Redis pre-check: one call claims every key and answers what was there; DONE answers;
  *   <li>Postgres, one transaction: the suspects' rows looked up (a key Redis did not claim for this
  *       delivery may have its record already), the works run on the transaction's connection in key
- *       order, and the records of those that took effect written DONE as its last statement;
+ *       order, and the records of what they answered written DONE as its last statement;
  *   <li>judgement: a key whose record met another transaction's row is judged by that row, and the
- *       transaction runs again without it; after an error each delivery runs alone, so a failure
+ *       transaction runs again without it; a work that refused after writing is rolled back and
+ *       its refusal recorded without it; after an error each delivery runs alone, so a failure
  *       stays with the delivery it belongs to;
  *   <li>DONE to Redis for what committed, and the claims of deliveries that kept no record given back;
  *   <li>each outcome counted.
@@ -181,7 +182,8 @@ class OnePhase {
 
     private static boolean keptNoRecord(Settled settled) {
         return settled instanceof Settled.Failed
-                || ((Settled.Decided) settled).outcome() instanceof Outcome.Rejected;
+                || settled instanceof Settled.Decided decided && decided.doneInCache() == null
+                        && decided.outcome() instanceof Outcome.Rejected;
     }
 
     // --- steps 2 and 3: the transaction and its judgement ---------------------------------------
@@ -210,9 +212,9 @@ class OnePhase {
                     if (failure == null) {
                         round.decided.forEach((i, s) -> settled[i] = s);
                         if (!round.again.isEmpty()) {
-                            metrics.groupRetried("conflict");
+                            metrics.groupRetried(round.refused.isEmpty() ? "conflict" : "refused");
                         }
-                        return attempt(pending, round.again, settled, vanished);
+                        return attempt(withRefusals(pending, round.refused), round.again, settled, vanished);
                     }
                     DedupStore.Failure kind = store.classify(failure);
                     if (open.size() > 1 && kind != DedupStore.Failure.UNAVAILABLE) {
@@ -286,9 +288,15 @@ class OnePhase {
             }
             return works(tx, pending, working).chain(ran -> {
                 checked(pending, working, ran);
-                if (working.size() > 1 && refusedAfterWriting(ran)) {
-                    // its writes share the transaction with the others' work: roll back, each alone then
-                    return Uni.createFrom().failure(new IllegalStateException("a refused work wrote in a shared transaction"));
+                for (int j = 0; j < ran.size(); j++) {
+                    if (ran.get(j).effect() instanceof Effect.Rejected refused && ran.get(j).changes() > 0) {
+                        round.refused.put(working.get(j), refused);
+                    }
+                }
+                if (!round.refused.isEmpty()) {
+                    // what a refused work wrote must not commit: roll back, and run again with its refusal known
+                    round.again = working;
+                    return Uni.createFrom().item(round);
                 }
                 return record(tx, pending, working, ran.stream().map(Ran::effect).toList(), round, vanished);
             });
@@ -340,9 +348,19 @@ class OnePhase {
         return Uni.join().all(runs).andFailFast();
     }
 
-    /** Whether a refused work changed rows: they must not commit with the others' work. */
-    private static boolean refusedAfterWriting(List<Ran> ran) {
-        return ran.stream().anyMatch(r -> r.effect() instanceof Effect.Rejected && r.changes() > 0);
+    /**
+     * {@code pending} with the works of {@code refused} replaced by their refusals: a work that
+     * refused after writing is not run again (its decision stands), its refusal is recorded in a
+     * transaction that holds none of its writes.
+     */
+    private static List<Pending> withRefusals(List<Pending> pending, Map<Integer, Effect.Rejected> refused) {
+        if (refused.isEmpty()) {
+            return pending;
+        }
+        List<Pending> next = new ArrayList<>(pending);
+        refused.forEach((i, refusal) -> next.set(i, new Pending(pending.get(i).request(),
+                new Work.Known(refusal, tx -> Uni.createFrom().voidItem()), pending.get(i).suspect())));
+        return next;
     }
 
     /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
@@ -366,10 +384,10 @@ class OnePhase {
     }
 
     /**
-     * The dedup records of the works that took effect, in one statement. A refused work wrote
-     * nothing and keeps no record. Every record written: commit. Some met another transaction's
-     * row: judge those by it (this transaction sees it now that it committed), roll back, run the
-     * rest again.
+     * The dedup records of the works, in one statement: what each answered, its refusal included
+     * (unless its scope stores none; a refused work wrote nothing by now). Every record written:
+     * commit. Some met another transaction's row: judge those by it (this transaction sees it now
+     * that it committed), roll back, run the rest again.
      */
     private Uni<Round> record(SqlConnection tx, List<Pending> pending, List<Integer> working, List<Effect> effects,
                               Round round, Set<Integer> vanished) {
@@ -379,7 +397,7 @@ class OnePhase {
         for (int j = 0; j < working.size(); j++) {
             int i = working.get(j);
             Outcome outcome = Outcomes.ofEffect(effects.get(j));
-            JsonObject stored = Outcomes.stored(effects.get(j));
+            JsonObject stored = Outcomes.stored(effects.get(j), config.storesRefusals(pending.get(i).request().scope()));
             if (stored == null) {
                 round.decided.put(i, new Settled.Decided(outcome, null));
             } else {
@@ -430,12 +448,12 @@ class OnePhase {
         });
     }
 
-    /** A row another delivery committed; a DONE one is the answer, and refreshes Redis. */
+    /** A row another delivery committed; a DONE one is the key's answer, and refreshes Redis. */
     static Settled.Decided judged(IdemRequest request, DedupRecord record, PipelineConfig config) {
         Outcome outcome = Outcomes.ofExisting(request, record, Outcomes.inFlight(config));
-        return new Settled.Decided(outcome, outcome instanceof Outcome.Duplicate duplicate
-                ? JsonText.encode(duplicate.result())
-                : null);
+        boolean answer = outcome instanceof Outcome.Duplicate
+                || outcome instanceof Outcome.Rejected rejected && rejected.replayed();
+        return new Settled.Decided(outcome, answer ? JsonText.encode(record.result()) : null);
     }
 
     /** The shortest concurrent wait among the scopes of {@code open}, if any has one. */
@@ -450,9 +468,13 @@ class OnePhase {
         return indices.stream().map(i -> pending.get(i).request()).toList();
     }
 
-    /** How one transaction ended: what it settled, whether it commits, who runs again. */
+    /**
+     * How one transaction ended: what it settled, whether it commits, who runs again, and the works
+     * that refused after writing (run again as their refusals).
+     */
     private static final class Round {
         final Map<Integer, Settled> decided = new HashMap<>();
+        final Map<Integer, Effect.Rejected> refused = new HashMap<>();
         List<Integer> again = List.of();
         boolean commit;
     }

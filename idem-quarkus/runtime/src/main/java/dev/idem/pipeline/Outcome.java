@@ -2,6 +2,7 @@ package dev.idem.pipeline;
 
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * What became of one delivery. Every entry point maps each case to its own answer (an HTTP
@@ -50,10 +51,16 @@ public sealed interface Outcome {
     }
 
     /**
-     * Nothing was recorded: the delivery cannot be applied now, a retry may succeed later; or, as
-     * {@link #INVALID_DATA} or {@link #UNIQUE_VIOLATION}, never.
+     * The delivery was refused. By its work ({@link Effect.Rejected}): that refusal is the key's
+     * answer, stored with its record, and a later delivery of the key gets it again,
+     * {@link #replayed()} by the layer that found it, whatever changed meanwhile. By the database,
+     * as {@link #INVALID_DATA} or {@link #UNIQUE_VIOLATION}: nothing is stored, and the same delivery
+     * would be refused the same way again.
+     *
+     * @param result what the work answered with its refusal (a REST answer, say); empty when none
+     * @param replayedBy the layer that answered with the key's stored refusal; empty for this delivery's own
      */
-    record Rejected(String reason, String detail) implements Outcome {
+    record Rejected(String reason, String detail, JsonObject result, Optional<Layer> replayedBy) implements Outcome {
 
         /**
          * The database refused the delivery's own data (a NUL in a text, a number out of range, a
@@ -67,6 +74,16 @@ public sealed interface Outcome {
          * change it. (When the key has a record, the delivery is judged by it instead.)
          */
         public static final String UNIQUE_VIOLATION = "UNIQUE_VIOLATION";
+
+        /** A refusal of this delivery's own, with nothing to answer but its reason and detail. */
+        public Rejected(String reason, String detail) {
+            this(reason, detail, new JsonObject(), Optional.empty());
+        }
+
+        /** Whether this is the key's first answer given again, rather than this delivery's own refusal. */
+        public boolean replayed() {
+            return replayedBy.isPresent();
+        }
 
         /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {

@@ -2,6 +2,7 @@ package dev.idem.pipeline;
 
 import dev.idem.pipeline.DedupCache.PreCheck;
 import io.vertx.core.json.JsonObject;
+import java.util.Optional;
 
 /**
  * How what a delivery meets becomes its outcome: the answer the cache held, the row another
@@ -10,13 +11,30 @@ import io.vertx.core.json.JsonObject;
  */
 final class Outcomes {
 
+    /**
+     * The one member of a stored answer that is a refusal of the work's:
+     * {@code {"idem.refusal": {"reason", "detail", "result"}}}. Stored as DONE like any answer, so
+     * that the cache, archiving and reconciliation treat it as one.
+     */
+    static final String REFUSAL = "idem.refusal";
+
     private Outcomes() {}
 
     /** DONE in the cache: a duplicate, or the key reused with other content. */
     static Outcome ofCache(IdemRequest request, PreCheck.Done done) {
         return done.fingerprint().equals(request.fingerprint())
-                ? new Outcome.Duplicate(Layer.REDIS, done.result())
+                ? answered(Layer.REDIS, done.result())
                 : new Outcome.KeyReused();
+    }
+
+    /** The key's answer, stored by its first delivery and found by {@code layer}: a result, or a refusal. */
+    static Outcome answered(Layer layer, JsonObject stored) {
+        if (stored.size() == 1 && stored.getValue(REFUSAL) instanceof JsonObject refusal) {
+            return new Outcome.Rejected(refusal.getString("reason"), refusal.getString("detail"),
+                    refusal.getValue("result") instanceof JsonObject result ? result : new JsonObject(),
+                    Optional.of(layer));
+        }
+        return new Outcome.Duplicate(layer, stored);
     }
 
     /** A committed row that another delivery wrote: same payload or not, finished or not. */
@@ -25,7 +43,7 @@ final class Outcomes {
             return new Outcome.KeyReused();
         }
         return switch (existing.status()) {
-            case DONE -> new Outcome.Duplicate(Layer.DB, existing.result());
+            case DONE -> answered(Layer.DB, existing.result());
             case PROCESSING -> inFlight;
             case FAILED -> failedForGood();
         };
@@ -36,9 +54,19 @@ final class Outcomes {
         return effect.accept(OF_EFFECT);
     }
 
-    /** What the key keeps as its result after {@code effect}; null when nothing is kept (refused). */
-    static JsonObject stored(Effect effect) {
-        return effect.accept(STORED);
+    /**
+     * What the key keeps as its answer after {@code effect}; for a refusal, null unless it is to be
+     * stored and {@code refusals} (its scope stores them): then nothing is kept, and a retry is
+     * judged afresh.
+     */
+    static JsonObject stored(Effect effect, boolean refusals) {
+        if (effect instanceof Effect.Rejected refused) {
+            return refusals && refused.stored() ? new JsonObject().put(REFUSAL, new JsonObject()
+                    .put("reason", refused.reason())
+                    .put("detail", refused.detail())
+                    .put("result", refused.result())) : null;
+        }
+        return effect.accept(RESULT);
     }
 
     static Outcome inFlight(PipelineConfig config) {
@@ -66,13 +94,15 @@ final class Outcomes {
         public Outcome processed(Effect.Processed e) { return new Outcome.Processed(e.result()); }
         public Outcome duplicate(Effect.Duplicate e) { return new Outcome.Duplicate(Layer.STATE, e.result()); }
         public Outcome anomaly(Effect.Anomaly e) { return new Outcome.Anomaly(e.kind(), e.result()); }
-        public Outcome rejected(Effect.Rejected e) { return new Outcome.Rejected(e.reason(), e.detail()); }
+        public Outcome rejected(Effect.Rejected e) {
+            return new Outcome.Rejected(e.reason(), e.detail(), e.result(), Optional.empty());
+        }
     };
 
-    private static final Effect.Cases<JsonObject> STORED = new Effect.Cases<>() {
+    private static final Effect.Cases<JsonObject> RESULT = new Effect.Cases<>() {
         public JsonObject processed(Effect.Processed e) { return e.result(); }
         public JsonObject duplicate(Effect.Duplicate e) { return e.result(); }
         public JsonObject anomaly(Effect.Anomaly e) { return e.result(); }
-        public JsonObject rejected(Effect.Rejected e) { return null; }
+        public JsonObject rejected(Effect.Rejected e) { return e.result(); }
     };
 }

@@ -177,6 +177,15 @@ public interface PipelineConfig {
          * answered IN_FLIGHT.
          */
         Optional<Duration> concurrentWait();
+
+        /**
+         * Whether a refusal of this scope's work ({@code Effect.Rejected}) is the key's answer,
+         * stored and given again to every later delivery of the key (Stripe's rule: a declined
+         * request retried after the world changed is still declined, until a new key is used).
+         * {@code false}: nothing is stored, and a retry runs the work again.
+         */
+        @WithDefault("true")
+        boolean storeRefusals();
     }
 
     /** How long Redis remembers a key of {@code scope}: its own {@code redis-ttl}, else {@link #redisTtl()}. */
@@ -189,6 +198,12 @@ public interface PipelineConfig {
     default Optional<Duration> concurrentWait(String scope) {
         Scope s = scopes().get(scope);
         return s == null ? Optional.empty() : s.concurrentWait();
+    }
+
+    /** Whether a refusal of {@code scope}'s work is stored as its key's answer (by default it is). */
+    default boolean storesRefusals(String scope) {
+        Scope s = scopes().get(scope);
+        return s == null || s.storeRefusals();
     }
 
     /** How long a record of {@code scope} is kept: its own retention, else {@link #retention()}. */

@@ -51,8 +51,12 @@ class PipelineMetrics {
                 .description("Deliveries by scope and outcome")
                 .tag("scope", scope).tag("outcome", name)
                 .register(registry)).increment();
-        if (outcome instanceof Outcome.Duplicate duplicate) {
-            String layer = duplicate.layer().tag();
+        // a key's stored refusal given again is a duplicate delivery too, caught by its layer
+        Layer caught = outcome instanceof Outcome.Duplicate duplicate ? duplicate.layer()
+                : outcome instanceof Outcome.Rejected rejected ? rejected.replayedBy().orElse(null)
+                : null;
+        if (caught != null) {
+            String layer = caught.tag();
             duplicates.computeIfAbsent(scope + ' ' + layer, k -> Counter.builder("idem.pipeline.duplicates")
                     .description("Duplicate deliveries by scope and the layer that caught them")
                     .tag("scope", scope).tag("layer", layer)

@@ -126,7 +126,7 @@ class TwoPhase {
      */
     private Uni<Decision> record(Effect effect, Function<JsonObject, Uni<Boolean>> complete) {
         Outcome outcome = Outcomes.ofEffect(effect);
-        JsonObject stored = Outcomes.stored(effect);
+        JsonObject stored = Outcomes.stored(effect, false);   // a refusal at confirmation is a failed attempt
         if (stored == null) {
             return Uni.createFrom().item(Decision.rollback(outcome));
         }

@@ -7,7 +7,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-/** {@code ledger-postings}: each ref is entered once, however often Kafka delivers its record. */
+/**
+ * {@code ledger-postings}: each ref is entered once, however often Kafka delivers its record. A
+ * debit that would overdraw its account is refused (dead-lettered), and that refusal is its ref's
+ * answer: delivered again after a top-up, it is refused again.
+ */
 @ApplicationScoped
 public class LedgerPostingConsumer {
 
@@ -23,6 +27,9 @@ public class LedgerPostingConsumer {
     public Uni<Void> post(Message<byte[]> record) {
         return consumer.consume(record, "ledger-posting", LedgerPosting.class, LedgerPosting::ref,
                 (posting, tx) -> ledger.enter(tx, posting.account(), posting.amount(), posting.ref())
-                        .replaceWith(Effect.processed()));
+                        .map(entered -> entered.balance() < 0
+                                ? new Effect.Rejected("INSUFFICIENT_FUNDS", "the balance of " + posting.account()
+                                        + " would be " + entered.balance())
+                                : Effect.processed()));
     }
 }

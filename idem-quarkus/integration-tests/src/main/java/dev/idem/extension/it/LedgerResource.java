@@ -22,8 +22,8 @@ public class LedgerResource {
 
     /**
      * Enters an amount once per (caller, Idempotency-Key). The entry is written first and the
-     * balance checked after: a debit it would take below zero is answered 409, and since an answer
-     * of 400 or more keeps no record, the extension rolls the entry back and the key stays free.
+     * balance checked after: a debit it would take below zero is answered 409, the extension rolls
+     * the entry back, and that 409 is the key's answer to every retry, even after a top-up.
      */
     @POST
     @Idempotent(scope = "ledger-entry")

@@ -123,29 +123,6 @@ class MistakesTest {
         assertEquals(1, db.entries(account), "written outside the transaction, so not rolled back with it");
     }
 
-    /**
-     * The method writes, then answers 409: an answer of 400 or more keeps no record, so nothing of
-     * it is committed and the key stays free for the request that can succeed later.
-     */
-    @Test
-    void aMethodAnswering409AfterWritingCommitsNothingAndLeavesTheKeyFree() {
-        String account = "overdrawn-" + UUID.randomUUID();
-        String key = UUID.randomUUID().toString();
-
-        Response refused = post("/ledger", caller, key, entry(account, -50));
-        refused.then().statusCode(409).contentType(PROBLEM);
-        assertEquals("INSUFFICIENT_FUNDS", refused.jsonPath().getString("code"));
-        assertEquals(0, db.entries(account), "the debit it wrote was rolled back");
-        assertEquals(0, db.records("ledger-entry", caller + ":" + key));
-
-        post("/ledger", caller, UUID.randomUUID().toString(), entry(account, 100)).then().statusCode(201);
-        Response debited = post("/ledger", caller, key, entry(account, -50));
-        debited.then().statusCode(201);
-        assertNull(debited.header(REPLAYED), "the 409 was not kept as the key's answer");
-        assertEquals(50, debited.jsonPath().getLong("balance"));
-        assertEquals(2, db.entries(account));
-    }
-
     private double mistakes(String scope) {
         return counters.count("idem.pipeline.mistakes", "scope", scope, "kind", "no-statement");
     }

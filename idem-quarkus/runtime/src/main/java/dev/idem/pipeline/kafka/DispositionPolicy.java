@@ -7,7 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Which {@link Disposition} each outcome gets. The default: processed, duplicate and anomaly are
  * acked (retrying cannot change them), in flight is retried later, a reused key and a rejection
- * are dead-lettered with why. A service changes it by declaring a bean of this type.
+ * are dead-lettered with why (a rejection given again as its key's first answer too, so that the
+ * record is in the dead-letter topic for people to see). A service changes it by declaring a bean of this type.
  */
 @FunctionalInterface
 public interface DispositionPolicy {
@@ -28,7 +29,8 @@ public interface DispositionPolicy {
                 return new Disposition.DeadLetter("KEY_REUSED: this key was received before with other content");
             }
             public Disposition rejected(Outcome.Rejected o) {
-                return new Disposition.DeadLetter(o.reason() + ": " + o.detail());
+                return new Disposition.DeadLetter(o.reason() + ": " + o.detail()
+                        + (o.replayed() ? " (the key's first answer, given again)" : ""));
             }
         };
 

@@ -11,6 +11,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URLEncoder;
@@ -21,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.jboss.resteasy.reactive.RestResponse;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
@@ -37,6 +39,14 @@ class IdempotentEndpoints {
     static final String REPLAYED = "Idempotent-Replayed";
 
     private static final Pattern KEY = Pattern.compile("[\\x20-\\x7E]{1,255}");
+
+    /**
+     * Refusals that say the request itself is wrong (400: malformed; 401, 403: the caller's
+     * credentials) or that it came at the wrong moment (408, 429): like those made before the
+     * method runs, they are not the key's answer, and a corrected or later request with the key
+     * runs. Every other answer of 400 to 499 (402, 404, 409, 422, ...) is the work's decision.
+     */
+    static final Set<Integer> NOT_THE_KEYS_ANSWER = Set.of(400, 401, 403, 408, 429);
 
     private final IdempotencyPipeline pipeline;
     private final PipelineConfig.Http config;
@@ -80,41 +90,60 @@ class IdempotentEndpoints {
         Object body = endpoint.getBody() >= 0 ? arguments[endpoint.getBody()] : null;
         IdemRequest idem = new IdemRequest(endpoint.getScope(), keyOf(caller, key),
                 fingerprint.of(endpoint.getScope(), request.getMethod(), target, body));
-        Refusal refusal = new Refusal();
         return pipeline.execute(idem, tx -> {
-                    refusal.response = null;
                     arguments[endpoint.getConnection()] = tx;
-                    return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item, refusal));
+                    return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item));
                 })
-                .map(outcome -> outcome.accept(new Answers(refusal)))
+                .map(outcome -> outcome.accept(answered))
                 .onFailure(pipeline::isTransient).recoverWithItem(answers::unavailable);
     }
 
-    /** The method's own Uni; what it throws becomes the Uni's failure. */
-    private static Uni<?> invoke(EndpointInvoker invoker, ResteasyReactiveRequestContext request, Object[] arguments) {
+    /**
+     * The method's own Uni; what it throws becomes the Uni's failure, but for a refusal thrown as a
+     * {@link WebApplicationException} of 400 to 499, which is the method's answer as if returned.
+     */
+    @SuppressWarnings("unchecked")
+    private static Uni<Object> invoke(EndpointInvoker invoker, ResteasyReactiveRequestContext request, Object[] arguments) {
+        Uni<Object> answer;
         try {
             Object returned = invoker.invoke(request.getEndpointInstance(), arguments);
-            return returned == null ? Uni.createFrom().nullItem() : (Uni<?>) returned;
+            answer = returned == null ? Uni.createFrom().nullItem() : (Uni<Object>) returned;
         } catch (Exception thrown) {
-            return Uni.createFrom().failure(thrown);
+            answer = Uni.createFrom().failure(thrown);
         }
+        return answer.onFailure(IdempotentEndpoints::refusal)
+                .recoverWithItem(thrown -> ((WebApplicationException) thrown).getResponse());
+    }
+
+    private static boolean refusal(Throwable thrown) {
+        return thrown instanceof WebApplicationException refused && refused.getResponse() != null
+                && refused.getResponse().getStatus() >= 400 && refused.getResponse().getStatus() < 500;
     }
 
     /**
-     * What the method answered, as the key's stored result. An answer of 400 or more is a
-     * refusal: nothing is stored, the transaction rolls back, and the answer goes out as it is.
+     * What the method answered, as the key's answer: a success, or a refusal (400 to 499), which
+     * rolls back what the method wrote and is replayed all the same; but for a refusal of the
+     * request itself or of the moment ({@link #NOT_THE_KEYS_ANSWER}), which keeps the key free. An
+     * answer of 500 or more is a failure, as if thrown: nothing is stored, and it goes out as it is.
      */
-    private Effect effect(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, Object item,
-                          Refusal refusal) {
+    private Effect effect(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, Object item) {
         Response response = item instanceof Response r ? r
                 : item instanceof RestResponse<?> r ? r.toResponse()
                 : null;
         int status = response != null ? response.getStatus() : item == null ? 204 : endpoint.getStatus();
-        if (status >= 400) {
-            refusal.response = response;
-            refusal.reason = "HTTP_" + status;
-            return new Effect.Rejected(refusal.reason, "the endpoint answered " + status);
+        if (status >= 500) {
+            throw new WebApplicationException(response);
         }
+        JsonObject stored = stored(endpoint, request, item, response, status);
+        return status >= 400
+                ? new Effect.Rejected("HTTP_" + status, "the endpoint answered " + status, stored,
+                        !NOT_THE_KEYS_ANSWER.contains(status))
+                : new Effect.Processed(stored);
+    }
+
+    /** An answer as JSON: its status, body bytes, {@code Content-Type} and the headers of {@code replayed-headers}. */
+    private JsonObject stored(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, Object item,
+                              Response response, int status) {
         JsonObject stored = new JsonObject().put("status", status);
         Object entity = response != null ? response.getEntity() : item;
         if (entity != null) {
@@ -152,7 +181,7 @@ class IdempotentEndpoints {
                 stored.put("headers", headers);
             }
         }
-        return new Effect.Processed(stored);
+        return stored;
     }
 
     /** The one concrete type the method {@code @Produces}, if it names one. */
@@ -228,20 +257,8 @@ class IdempotentEndpoints {
         return Uni.createFrom().item(response);
     }
 
-    /** The method's own answer of 400 or more, from its last run; nothing of it was stored. */
-    private static final class Refusal {
-        Response response;
-        String reason;
-    }
-
     /** Each outcome as an HTTP answer. */
-    private final class Answers implements Outcome.Cases<Response> {
-        private final Refusal refusal;
-
-        Answers(Refusal refusal) {
-            this.refusal = refusal;
-        }
-
+    private final Outcome.Cases<Response> answered = new Outcome.Cases<>() {
         public Response processed(Outcome.Processed o) {
             return replay(o.result(), false);
         }
@@ -262,8 +279,9 @@ class IdempotentEndpoints {
             return answers.anomaly(o);
         }
 
+        /** The method's own refusal, as it answered it (again, when replayed); else the database's. */
         public Response rejected(Outcome.Rejected o) {
-            return refusal.response != null && o.reason().equals(refusal.reason) ? refusal.response : answers.rejected(o);
+            return o.result().containsKey("status") ? replay(o.result(), o.replayed()) : answers.rejected(o);
         }
-    }
+    };
 }
