@@ -4,11 +4,12 @@ import dev.idem.pipeline.IdemRequest;
 import dev.idem.support.Ids;
 import dev.idem.support.UserIds;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.annotation.Nullable;
 import java.util.Optional;
 
 /** A {@code coupon-grants} message: grant {@code templateId} to {@code userId} once for {@code bizKey}. */
 @RegisterForReflection
-public record CouponGrant(String bizKey, String userId, String templateId, String orderId) {
+public record CouponGrant(String bizKey, String userId, String templateId, @Nullable String orderId) {
 
     private static final int MAX_ID = 255;
 

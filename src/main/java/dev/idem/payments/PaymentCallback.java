@@ -3,6 +3,7 @@ package dev.idem.payments;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.support.Ids;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import jakarta.annotation.Nullable;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -11,7 +12,7 @@ import java.util.Optional;
  * one is told from a zero.
  */
 @RegisterForReflection
-public record PaymentCallback(String tradeNo, String orderId, Long amountCents, String status, Instant paidAt) {
+public record PaymentCallback(String tradeNo, String orderId, Long amountCents, String status, @Nullable Instant paidAt) {
 
     public static final String SUCCESS = "SUCCESS";
     public static final String CLOSED = "CLOSED";

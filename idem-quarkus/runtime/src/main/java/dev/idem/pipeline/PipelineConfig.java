@@ -70,6 +70,13 @@ public interface PipelineConfig {
     @WithDefault("5")
     int workAttempts();
 
+    /**
+     * Kafka channels whose records are read strictly: a member the record's type does not declare
+     * dead-letters the record. Every other channel ignores such members, as a consumer must while
+     * its producers add members on their own schedule.
+     */
+    Optional<List<String>> strictChannels();
+
     /** How deliveries that wait for the database at the same time come to share one transaction. */
     GroupCommit groupCommit();
 

@@ -9,10 +9,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,11 +28,13 @@ import java.util.stream.Collectors;
 
 /**
  * Reads a payload (a Kafka record, a request body) strictly and turns every way it can be wrong
- * into one readable sentence: for a dead-letter reason or a 400. Money and ids are never guessed:
- * "1999" is not 1999, 19.99 is not 19, 42 is not "42"; unknown members, trailing data and a member
- * named twice are refused too (parsers disagree on which copy counts, and a payment checked
- * against one value must not be booked with the other). The application's own ObjectMapper
- * settings are kept; these rules are added on a copy of it.
+ * into one readable sentence that names the member and the rule: for a dead-letter reason or a
+ * 400. Money and ids are never guessed: "1999" is not 1999, 19.99 is not 19, 42 is not "42";
+ * trailing data and a member named twice are refused too (parsers disagree on which copy counts,
+ * and a payment checked against one value must not be booked with the other). A member the type
+ * does not declare is refused by {@link #read(byte[], Class, Function)}, and ignored when asked
+ * ({@link UnknownMembers#IGNORED}: a consumer's producers add members on their own schedule). The
+ * application's own ObjectMapper settings are kept; these rules are added on a copy of it.
  * <p>
  * A type read from JSON that another party defines and signs (a payment gateway's notification)
  * declares {@code @JsonIgnoreProperties(ignoreUnknown = true)}: such a party adds members without
@@ -48,15 +55,28 @@ public class StrictJson {
         record Invalid<T>(String detail) implements Parsed<T> {}
     }
 
+    /** What becomes of a member the type does not declare. */
+    public enum UnknownMembers {
+        /** The payload is refused, naming the member: for bodies a client signs or sends to this API. */
+        REFUSED,
+        /** The member is skipped, as a tolerant reader does: for records whose producers evolve apart. */
+        IGNORED
+    }
+
     /** How Jackson's parser words a repeated member ({@code STRICT_DUPLICATE_DETECTION}). */
     private static final Pattern REPEATED = Pattern.compile("Duplicate field '(.*)'");
+    /** How Jackson words a member {@code @JsonProperty(required = true)} that is absent. */
+    private static final Pattern REQUIRED = Pattern.compile("Missing required creator property '([^']*)'.*", Pattern.DOTALL);
 
-    private final ObjectMapper mapper;
+    private final ObjectMapper strict;
+    private final ObjectMapper tolerant;
     /** A reader per type: {@code mapper.readValue} resolves the type and its deserializer on every call. */
-    private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+    private final Map<Class<?>, ObjectReader> strictReaders = new ConcurrentHashMap<>();
+    private final Map<Class<?>, ObjectReader> tolerantReaders = new ConcurrentHashMap<>();
 
     StrictJson(ObjectMapper mapper) {
-        this.mapper = strict(mapper.copy());
+        this.strict = strict(mapper.copy());
+        this.tolerant = strict(mapper.copy()).disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     }
 
     private static ObjectMapper strict(ObjectMapper mapper) {
@@ -74,30 +94,29 @@ public class StrictJson {
     }
 
     /**
-     * Reads {@code body} as {@code type}, then applies {@code validate}, which names the first
-     * violated rule or answers empty.
+     * Reads {@code body} as {@code type}, a member it does not declare refused, then applies
+     * {@code validate}, which names the first violated rule or answers empty.
      */
     public <T> Parsed<T> read(byte[] body, Class<T> type, Function<T, Optional<String>> validate) {
+        return read(body, type, UnknownMembers.REFUSED, validate);
+    }
+
+    /**
+     * Reads {@code body} as {@code type}, a member it does not declare refused or ignored as
+     * {@code unknown} says, then applies {@code validate}, which names the first violated rule or
+     * answers empty.
+     */
+    public <T> Parsed<T> read(byte[] body, Class<T> type, UnknownMembers unknown, Function<T, Optional<String>> validate) {
         if (body == null || body.length == 0) {
             return new Parsed.Invalid<>("the body is empty");
         }
         T value;
         try {
-            value = readers.computeIfAbsent(type, mapper::readerFor).readValue(body);
-        } catch (UnrecognizedPropertyException unknown) {
-            return new Parsed.Invalid<>("unknown member '" + unknown.getPropertyName() + "'");
-        } catch (StreamReadException unparsable) {
-            return new Parsed.Invalid<>(unparsable(unparsable));
-        } catch (JsonMappingException mistyped) {
-            // the parser's own failure, met while a nested value was read
-            if (mistyped.getCause() instanceof StreamReadException unparsable) {
-                return new Parsed.Invalid<>(unparsable(unparsable));
-            }
-            return new Parsed.Invalid<>(mistyped.getPath().isEmpty()
-                    ? "the body must be a JSON object"
-                    : "member '" + path(mistyped) + "' has the wrong type or format");
-        } catch (JacksonException malformed) {
-            return new Parsed.Invalid<>("the body is not well-formed JSON");
+            value = unknown == UnknownMembers.REFUSED
+                    ? strictReaders.computeIfAbsent(type, strict::readerFor).readValue(body)
+                    : tolerantReaders.computeIfAbsent(type, tolerant::readerFor).readValue(body);
+        } catch (JacksonException unreadable) {
+            return new Parsed.Invalid<>(describe(unreadable));
         } catch (IOException unreadable) {
             return new Parsed.Invalid<>("the body could not be read");
         }
@@ -107,11 +126,90 @@ public class StrictJson {
         return validate.apply(value).<Parsed<T>>map(Parsed.Invalid::new).orElseGet(() -> new Parsed.Valid<>(value));
     }
 
+    /**
+     * Why Jackson could not read a body, in one sentence that names the member and the rule (a
+     * member unknown, repeated, missing, or of the wrong type; JSON that is not well-formed).
+     */
+    public static String describe(JacksonException failure) {
+        if (failure instanceof UnrecognizedPropertyException unknown) {
+            return "unknown member '" + unknown.getPropertyName() + "'";
+        }
+        if (failure instanceof StreamReadException unparsable) {
+            return unparsable(unparsable);
+        }
+        if (failure instanceof JsonMappingException mistyped) {
+            // the parser's own failure, met while a nested value was read
+            return mistyped.getCause() instanceof StreamReadException unparsable ? unparsable(unparsable) : mistyped(mistyped);
+        }
+        return "the body is not well-formed JSON";
+    }
+
     private static String unparsable(StreamReadException e) {
         Matcher repeated = REPEATED.matcher(String.valueOf(e.getOriginalMessage()));
         return repeated.matches()
                 ? "member '" + repeated.group(1) + "' appears more than once"
                 : "the body is not well-formed JSON";
+    }
+
+    /** What is wrong with a member whose value Jackson could not bind, and what was expected. */
+    private static String mistyped(JsonMappingException e) {
+        String message = String.valueOf(e.getOriginalMessage());
+        Matcher required = REQUIRED.matcher(message);
+        if (required.matches()) {
+            return "member '" + qualified(e, required.group(1)) + "' is missing";
+        }
+        if (e.getPath().isEmpty()) {
+            return "the body must be a JSON object";
+        }
+        if (message.startsWith("Cannot map `null` into type")) {
+            // a primitive member absent or null: there is no value to take
+            return "member '" + path(e) + "' is missing or null";
+        }
+        Class<?> target = e instanceof MismatchedInputException mismatch ? mismatch.getTargetType() : null;
+        String expected = expected(target);
+        return "member '" + path(e) + "' has the wrong type or format" + (expected == null ? "" : ": " + expected);
+    }
+
+    /** The shape a member of {@code type} must have, in words; null when there is nothing simple to say. */
+    static String expected(Class<?> type) {
+        if (type == null) {
+            return null;
+        }
+        if (type == byte.class || type == short.class || type == int.class || type == long.class
+                || type == Byte.class || type == Short.class || type == Integer.class || type == Long.class
+                || type == BigInteger.class) {
+            return "a whole number is expected";
+        }
+        if (type == float.class || type == double.class || type == Float.class || type == Double.class
+                || type == BigDecimal.class) {
+            return "a number is expected";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "true or false is expected";
+        }
+        if (CharSequence.class.isAssignableFrom(type)) {
+            return "a string is expected";
+        }
+        if (type.isEnum()) {
+            return "one of " + Arrays.stream(type.getEnumConstants()).map(String::valueOf)
+                    .collect(Collectors.joining(", ")) + " is expected";
+        }
+        if (type.isArray() || Collection.class.isAssignableFrom(type)) {
+            return "an array is expected";
+        }
+        if (type.isRecord() || Map.class.isAssignableFrom(type)) {
+            return "an object is expected";
+        }
+        return null;
+    }
+
+    /** {@code name} within the object where {@code e} happened (its path may name the member already). */
+    private static String qualified(JsonMappingException e, String name) {
+        if (e.getPath().isEmpty()) {
+            return name;
+        }
+        String path = path(e);
+        return path.equals(name) || path.endsWith("." + name) ? path : path + "." + name;
     }
 
     private static String path(JsonMappingException e) {

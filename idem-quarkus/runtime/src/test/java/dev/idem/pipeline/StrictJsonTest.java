@@ -3,6 +3,7 @@ package dev.idem.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -54,8 +55,42 @@ class StrictJsonTest {
         assertEquals(new StrictJson.Parsed.Valid<>(new Foreign("1")), foreign("{\"a\":\"1\",\"c\":2}"));
         assertEquals(new StrictJson.Parsed.Invalid<Foreign>("member 'a' appears more than once"),
                 foreign("{\"a\":\"1\",\"a\":\"2\"}"));
-        assertEquals(new StrictJson.Parsed.Invalid<Foreign>("member 'a' has the wrong type or format"),
+        assertEquals(new StrictJson.Parsed.Invalid<Foreign>("member 'a' has the wrong type or format: a string is expected"),
                 foreign("{\"a\":1}"));
+    }
+
+    record Money(long amountCents, String currency) {}
+
+    record Labeled(@JsonProperty(required = true) String label) {}
+
+    @Test
+    void unknownMembersAreIgnoredWhenAskedAndEveryOtherRuleHolds() {
+        assertEquals(new StrictJson.Parsed.Valid<>(new Money(5, "CNY")),
+                money("{\"amountCents\":5,\"currency\":\"CNY\",\"note\":{\"x\":[1]},\"extra\":true}"));
+        assertEquals(new StrictJson.Parsed.Invalid<Money>("member 'amountCents' appears more than once"),
+                money("{\"amountCents\":5,\"amountCents\":6,\"currency\":\"CNY\"}"));
+        assertEquals(new StrictJson.Parsed.Invalid<Money>(
+                        "member 'amountCents' has the wrong type or format: a whole number is expected"),
+                money("{\"amountCents\":\"5\",\"currency\":\"CNY\"}"));
+    }
+
+    @Test
+    void aMissingNumberIsSaidToBeMissingNotMistyped() {
+        assertEquals(new StrictJson.Parsed.Invalid<Money>("member 'amountCents' is missing or null"),
+                money("{\"currency\":\"CNY\"}"));
+        assertEquals(new StrictJson.Parsed.Invalid<Money>("member 'amountCents' is missing or null"),
+                money("{\"amountCents\":null,\"currency\":\"CNY\"}"));
+    }
+
+    @Test
+    void aMemberRequiredByItsAnnotationIsNamedWhenMissing() {
+        assertEquals(new StrictJson.Parsed.Invalid<Labeled>("member 'label' is missing"),
+                json.read("{}".getBytes(StandardCharsets.UTF_8), Labeled.class, labeled -> Optional.empty()));
+    }
+
+    private StrictJson.Parsed<Money> money(String text) {
+        return json.read(text.getBytes(StandardCharsets.UTF_8), Money.class, StrictJson.UnknownMembers.IGNORED,
+                money -> Optional.empty());
     }
 
     private StrictJson.Parsed<Foreign> foreign(String text) {

@@ -33,7 +33,8 @@ public class PointsResource {
 
     /**
      * Redeems once per (user, Idempotency-Key): the extension replays the answer, refuses a reused
-     * key, answers a concurrent copy 409. An answer of 400 or more keeps no record.
+     * key, answers a concurrent copy 409. Too few points (409) is the key's answer too, replayed
+     * after points arrive; bad input (400) keeps the key free for a corrected request.
      */
     @POST
     @Path("/redemptions")

@@ -117,8 +117,6 @@ class PointsAwardKafkaTest {
         poison.put("missing-points", "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\"}");
         poison.put("points-as-text", "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\",\"points\":\"50\"}");
         poison.put("negative-points", Awards.award(marker, user, -50));
-        poison.put("unknown-member",
-                "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\",\"points\":50,\"bonus\":1}");
         poison.put("empty", "");
         poison.put("tombstone", null);
         poison.forEach((kind, value) -> kafka.send(Awards.TOPIC, 0, "poison-" + marker + "-" + kind, value));
@@ -140,6 +138,23 @@ class PointsAwardKafkaTest {
         });
         assertEquals(0, db.awards(marker));
         assertEquals(7, balanceShown(user));
+        assertEquals("POISON: member 'userId' is missing or null", dead.get("poison-" + marker + "-missing-user").reason());
+        assertEquals("POISON: member 'points' is missing or null", dead.get("poison-" + marker + "-missing-points").reason());
+    }
+
+    @Test
+    void anAwardWithMembersItsTypeDoesNotDeclareIsAddedOnce() {
+        String marker = UUID.randomUUID().toString();
+        String user = "evolved-" + marker;
+        // a newer producer's record: three members this service does not know, read past as a tolerant reader does
+        String newer = "{\"awardKey\":\"" + marker + "\",\"userId\":\"" + user + "\",\"points\":50,"
+                + "\"campaign\":\"spring\",\"expiresAt\":\"2027-01-01T00:00:00Z\",\"tags\":[\"vip\"]}";
+        kafka.send(Awards.TOPIC, 0, marker, newer);
+        kafka.send(Awards.TOPIC, 1, marker, newer);
+
+        await().atMost(Awards.PATIENCE).until(() -> balanceShown(user) == 50);
+        assertEquals(1, db.awards(marker));
+        assertTrue(kafka.readAll(Awards.DLQ).stream().noneMatch(record -> marker.equals(record.key())));
     }
 
     /**

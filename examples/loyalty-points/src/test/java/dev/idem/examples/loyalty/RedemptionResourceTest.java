@@ -150,22 +150,29 @@ class RedemptionResourceTest {
     }
 
     @Test
-    void notEnoughPointsIsRefusedWithoutARecordSoTheKeyWorksOncePointsArrive() {
+    void notEnoughPointsIsTheKeysAnswerEvenOncePointsArriveAndANewKeyRedeems() {
         fund(10);
         String key = UUID.randomUUID().toString();
 
-        redeem(key, "{\"points\": 50}").then().statusCode(409).contentType(PROBLEM)
+        Response refused = redeem(key, "{\"points\": 50}");
+        refused.then().statusCode(409).contentType(PROBLEM)
                 .body("code", Matchers.equalTo("INSUFFICIENT_POINTS"))
                 .body("status", Matchers.equalTo(409));
         assertEquals(0, redemptions(key));
         assertEquals(10, PointsAwardKafkaTest.balanceShown(user));
 
         fund(100);
-        Response redeemed = redeem(key, "{\"points\": 50}");
+        Response again = redeem(key, "{\"points\": 50}");
+        again.then().statusCode(409).header("Idempotent-Replayed", "true");
+        assertEquals(refused.asString(), again.asString(), "the key's first answer, though the points are there now");
+        assertEquals(0, redemptions(key));
+
+        String newKey = UUID.randomUUID().toString();
+        Response redeemed = redeem(newKey, "{\"points\": 50}");
         redeemed.then().statusCode(201);
-        assertNull(redeemed.header("Idempotent-Replayed"), "the refusal was not kept as the key's answer");
+        assertNull(redeemed.header("Idempotent-Replayed"));
         assertEquals(60, redeemed.jsonPath().getLong("balance"));
-        assertEquals(1, redemptions(key));
+        assertEquals(1, redemptions(newKey));
         assertEquals(60, PointsAwardKafkaTest.balanceShown(user));
     }
 

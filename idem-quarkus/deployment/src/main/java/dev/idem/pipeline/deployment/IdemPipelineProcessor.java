@@ -64,6 +64,7 @@ class IdemPipelineProcessor {
                         PACKAGE + "DedupAdmin",
                         PACKAGE + "StrictJson",
                         PACKAGE + "kafka.IdempotentConsumer",
+                        PACKAGE + "kafka.RecordReader",
                         PACKAGE + "kafka.DispositionPolicy$Default",
                         PACKAGE + "kafka.DeadLetterTopic",
                         PACKAGE + "kafka.DeadLetterProducer",

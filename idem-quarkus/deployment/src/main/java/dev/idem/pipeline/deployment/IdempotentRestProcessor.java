@@ -4,6 +4,7 @@ import dev.idem.pipeline.rest.IdempotentEndpoint;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.RunTimeConfigurationDefaultBuildItem;
 import io.quarkus.resteasy.reactive.server.spi.MethodScannerBuildItem;
@@ -52,9 +53,16 @@ class IdempotentRestProcessor {
                 .addBeanClasses(
                         "dev.idem.pipeline.rest.IdempotentEndpoints",
                         "dev.idem.pipeline.rest.ProblemAnswers",
-                        "dev.idem.pipeline.rest.MethodPathBody")
+                        "dev.idem.pipeline.rest.MethodPathBody",
+                        "dev.idem.pipeline.rest.UnreadableBodies")
                 .setUnremovable()
                 .build();
+    }
+
+    /** Its exception mappers are found in the index, as a service's own are. */
+    @BuildStep
+    AdditionalIndexedClassesBuildItem indexed() {
+        return new AdditionalIndexedClassesBuildItem("dev.idem.pipeline.rest.UnreadableBodies");
     }
 
     @BuildStep

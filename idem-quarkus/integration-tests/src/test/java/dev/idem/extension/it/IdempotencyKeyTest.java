@@ -73,6 +73,25 @@ class IdempotencyKeyTest {
     }
 
     @Test
+    void aBodyTheBindingCannotReadIsAProblemNamingTheMemberAndKeepsTheKeyFree() {
+        String key = UUID.randomUUID().toString();
+        post("/vouchers", caller, key, "{\"code\":\"c\",\"holder\":\"h\",\"amount\":\"lots\"}").then()
+                .statusCode(400).contentType(PROBLEM).body("code", Matchers.equalTo("BAD_REQUEST"))
+                .body("detail", Matchers.equalTo("member 'amount' has the wrong type or format: a whole number is expected"));
+        post("/vouchers", caller, key, "[1]").then()
+                .statusCode(400).contentType(PROBLEM).body("code", Matchers.equalTo("BAD_REQUEST"))
+                .body("detail", Matchers.equalTo("the body must be a JSON object"));
+        post("/vouchers", caller, key, "{\"code\":").then()
+                .statusCode(400).contentType(PROBLEM).body("code", Matchers.equalTo("BAD_REQUEST"))
+                .body("detail", Matchers.equalTo("the body is not well-formed JSON"));
+
+        String code = "after-unreadable-" + UUID.randomUUID();
+        Response issued = post("/vouchers", caller, key, voucher(code, "holder", 1));
+        issued.then().statusCode(201);
+        assertNull(issued.header(REPLAYED));
+    }
+
+    @Test
     void keysArePerCaller() {
         String account = "shared-" + UUID.randomUUID();
         String key = UUID.randomUUID().toString();

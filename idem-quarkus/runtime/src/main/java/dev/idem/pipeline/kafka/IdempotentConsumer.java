@@ -6,7 +6,6 @@ import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;
-import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -35,7 +34,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The Kafka side of the pipeline, for a service's {@code @Incoming} handlers. A record is read
- * strictly ({@link StrictJson}) and applied; it is acked only after its effect committed (the
+ * tolerantly ({@link RecordReader}: unknown members ignored, every other rule kept) and applied; it is acked only after its effect committed (the
  * throttled commit strategy then commits its offset), a poison record is nacked into the channel's
  * dead-letter topic with its reason, and a transient failure is retried with backoff for as long
  * as it takes: never skipped, never dead-lettered. What each outcome becomes is the
@@ -59,7 +58,7 @@ public class IdempotentConsumer {
     private static final int RECORDS_IN_FLIGHT = 64;
     private static final int PARTS_IN_FLIGHT = 8;
 
-    private final StrictJson json;
+    private final RecordReader reader;
     private final ObjectMapper mapper;
     private final DispositionPolicy policy;
     private final IdempotencyPipeline pipeline;
@@ -68,9 +67,9 @@ public class IdempotentConsumer {
     private final Map<String, PartitionLanes> lanes = new ConcurrentHashMap<>();
     private final List<Executor> loops = new ArrayList<>();
 
-    IdempotentConsumer(StrictJson json, ObjectMapper mapper, DispositionPolicy policy, IdempotencyPipeline pipeline,
+    IdempotentConsumer(RecordReader reader, ObjectMapper mapper, DispositionPolicy policy, IdempotencyPipeline pipeline,
                        PipelineConfig config, MeterRegistry registry, Vertx vertx) {
-        this.json = json;
+        this.reader = reader;
         this.mapper = mapper;
         this.policy = policy;
         this.pipeline = pipeline;
@@ -86,7 +85,7 @@ public class IdempotentConsumer {
 
     /**
      * The short form, for an {@code @Incoming} method that takes {@code Message<byte[]>}: reads the
-     * record's value as {@code type} strictly ({@link StrictJson}), runs {@code work} for it in the
+     * record's value as {@code type} ({@link RecordReader}), runs {@code work} for it in the
      * pipeline's transaction under the key {@code key} gives within {@code scope}, and settles the
      * record (acked once its effect committed; dead-lettered when it cannot be read, has no key, or
      * its key was used with other content; retried while the database is away). Two records with
@@ -138,7 +137,7 @@ public class IdempotentConsumer {
      * @param channel names the consumer in logs and in the counters
      *                {@code idem_messaging_retries_total} and {@code idem_messaging_dead_letters_total}
      * @param message the record as the {@code @Incoming} method received it
-     * @param type the class the record's JSON value is read into, strictly ({@link StrictJson})
+     * @param type the class the record's JSON value is read into ({@link RecordReader})
      * @param validate the first rule the value breaks, or empty: a value that breaks one is dead-lettered
      * @param apply the value through the pipeline, usually {@code value -> pipeline.execute(request, work)}
      */
@@ -156,7 +155,7 @@ public class IdempotentConsumer {
 
     private <T> Uni<Void> settleOne(String channel, Message<byte[]> message, Class<T> type,
                                     Function<T, Optional<String>> validate, Function<T, Uni<Outcome>> apply) {
-        Parsed<T> parsed = json.read(message.getPayload(), type, validate);
+        Parsed<T> parsed = reader.read(channel, message.getPayload(), type, validate);
         if (parsed instanceof Parsed.Invalid<T> invalid) {
             return poison(channel, message, invalid);
         }
@@ -198,7 +197,7 @@ public class IdempotentConsumer {
         List<T> values = new ArrayList<>();
         List<Uni<Void>> poison = new ArrayList<>();
         for (KafkaRecord<String, byte[]> record : records) {
-            Parsed<T> parsed = json.read(record.getPayload(), type, validate);
+            Parsed<T> parsed = reader.read(channel, record.getPayload(), type, validate);
             if (parsed instanceof Parsed.Valid<T> valid) {
                 pending.add(record);
                 values.add(valid.value());

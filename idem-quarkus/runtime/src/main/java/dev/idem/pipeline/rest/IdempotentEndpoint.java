@@ -2,8 +2,11 @@ package dev.idem.pipeline.rest;
 
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.annotations.RecordableConstructor;
+import java.util.List;
+import org.jboss.resteasy.reactive.common.model.ResourceClass;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.model.HandlerChainCustomizer;
+import org.jboss.resteasy.reactive.server.model.ServerResourceMethod;
 import org.jboss.resteasy.reactive.server.spi.EndpointInvoker;
 import org.jboss.resteasy.reactive.server.spi.ServerRestHandler;
 
@@ -59,6 +62,14 @@ public class IdempotentEndpoint implements HandlerChainCustomizer {
     @Override
     public ServerRestHandler alternateInvocationHandler(EndpointInvoker invoker) {
         return new Invocation(this, invoker);
+    }
+
+    /** Before the body is read, the request is marked as one of this endpoint's: its binding failures are answered as problems. */
+    @Override
+    public List<ServerRestHandler> handlers(Phase phase, ResourceClass resourceClass, ServerResourceMethod method) {
+        return phase == Phase.AFTER_MATCH
+                ? List.of(request -> request.setProperty(UnreadableBodies.ENDPOINT, scope))
+                : List.of();
     }
 
     /** Quarkus REST's invocation step, with the method's answer coming from the pipeline. */

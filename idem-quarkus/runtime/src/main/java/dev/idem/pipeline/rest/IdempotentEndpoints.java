@@ -95,7 +95,8 @@ class IdempotentEndpoints {
                     return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item));
                 })
                 .map(outcome -> outcome.accept(answered))
-                .onFailure(pipeline::isTransient).recoverWithItem(answers::unavailable);
+                .onFailure(pipeline::isTransient).recoverWithItem(answers::unavailable)
+                .onFailure(Failed.class).recoverWithItem(failed -> ((Failed) failed).answer);
     }
 
     /**
@@ -132,7 +133,7 @@ class IdempotentEndpoints {
                 : null;
         int status = response != null ? response.getStatus() : item == null ? 204 : endpoint.getStatus();
         if (status >= 500) {
-            throw new WebApplicationException(response);
+            throw new Failed(response != null ? response : Response.status(status).entity(item).build());
         }
         JsonObject stored = stored(endpoint, request, item, response, status);
         return status >= 400
@@ -255,6 +256,19 @@ class IdempotentEndpoints {
 
     private static Uni<Response> now(Response response) {
         return Uni.createFrom().item(response);
+    }
+
+    /**
+     * The method answered 500 or more: to the pipeline a failed work (nothing stored, the
+     * transaction rolled back), to the client the method's own answer, past the service's mappers.
+     */
+    private static final class Failed extends RuntimeException {
+        private final transient Response answer;
+
+        Failed(Response answer) {
+            super("the endpoint answered " + answer.getStatus(), null, false, false);
+            this.answer = answer;
+        }
     }
 
     /** Each outcome as an HTTP answer. */

@@ -41,6 +41,15 @@ public class ProblemAnswers {
         return problem(401, "CALLER_MISSING", "the " + header + " header is required");
     }
 
+    /**
+     * The body could not be read into the method's parameter (not well-formed JSON, a member of the
+     * wrong type, one that appears twice, or one the type does not declare where Jackson is told to
+     * refuse those): 400 {@code BAD_REQUEST}, {@code detail} naming the member. Nothing is stored.
+     */
+    public Response bodyUnreadable(String detail) {
+        return problem(400, "BAD_REQUEST", detail);
+    }
+
     /** A request with the same key is still being processed: 409 with {@code Retry-After}. */
     public Response inFlight(Duration retryAfter) {
         return retryLater(problem(409, "IDEMPOTENCY_KEY_IN_FLIGHT",

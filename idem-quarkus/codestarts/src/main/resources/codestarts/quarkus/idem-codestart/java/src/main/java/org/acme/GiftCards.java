@@ -27,7 +27,10 @@ public class GiftCards {
                 .map(rows -> rows.rowCount() == 1 ? Effect.processed() : Effect.duplicate());
     }
 
-    /** A failure answers its problem and keeps no record: the same key may be tried again. */
+    /**
+     * A short balance (409) is the key's answer: the same request again is refused again, even
+     * after a top-up, until a new key. An invalid amount (400) blames the request: nothing is kept.
+     */
     public Uni<Redemption> redeem(UUID cardId, long amountCents, SqlConnection tx) {
         if (amountCents <= 0) {
             return Uni.createFrom().failure(problem(400, "AMOUNT_INVALID", "amountCents must be positive"));

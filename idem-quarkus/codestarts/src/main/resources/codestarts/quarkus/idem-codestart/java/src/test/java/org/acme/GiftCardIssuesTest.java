@@ -76,6 +76,24 @@ class GiftCardIssuesTest {
         assertEquals(0, cards(bizKey));
     }
 
+    @Test
+    void aRecordWithMembersTheTypeDoesNotDeclareIsIssuedAndOneWithoutAUserGoesToTheDeadLetterTopic() {
+        String newer = "order-" + UUID.randomUUID();
+        // a newer producer's record: three members the service does not know, which a consumer reads past
+        kafka.send(topic, null, newer, "{\"bizKey\":\"" + newer + "\",\"userId\":\"u1\",\"amountCents\":5000,"
+                + "\"currency\":\"EUR\",\"channel\":\"web\",\"tags\":[\"spring\"]}");
+        String incomplete = "order-" + UUID.randomUUID();
+        kafka.send(topic, null, incomplete, "{\"bizKey\":\"" + incomplete + "\",\"amountCents\":5000}");
+
+        await("the newer record's card").atMost(PATIENCE).until(() -> cards(newer) == 1);
+        KafkaTestClient.ReadRecord dead = await("the incomplete record in " + topic + "-dlq").atMost(PATIENCE)
+                .until(() -> kafka.readAll(topic + "-dlq").stream()
+                        .filter(record -> incomplete.equals(record.key())).findFirst(), Optional::isPresent)
+                .get();
+        assertEquals("POISON: member 'userId' is missing or null", dead.reason());
+        assertEquals(0, cards(incomplete));
+    }
+
     private long cards(String bizKey) {
         return pool.preparedQuery("SELECT count(*) FROM gift_card WHERE biz_key = $1")
                 .execute(Tuple.of(bizKey)).await().indefinitely().iterator().next().getLong(0);

@@ -39,14 +39,27 @@ class GiftCardResourceTest {
     }
 
     @Test
-    void aShortBalanceIsAProblemThatKeepsNoRecord() {
+    void aShortBalanceIsTheKeysAnswerEvenAfterATopUp() {
         UUID card = newCard(1000);
         String key = UUID.randomUUID().toString();
 
-        redeem(card, key, 1200).then().statusCode(409).body("code", is("BALANCE_SHORT"));
-        // nothing was kept under the key: it is free for what the card holds
-        redeem(card, key, 1000).then().statusCode(201).body("balanceCents", is(0));
-        assertEquals(0, balance(card));
+        Response refused = redeem(card, key, 1200);
+        refused.then().statusCode(409).body("code", is("BALANCE_SHORT"));
+        topUp(card, 5000);
+
+        // the same request again: the first answer, not a second try
+        Response again = redeem(card, key, 1200);
+        again.then().statusCode(409).header("Idempotent-Replayed", "true");
+        assertEquals(refused.asString(), again.asString());
+        assertEquals(6000, balance(card));
+
+        // a new key is a new request
+        redeem(card, UUID.randomUUID().toString(), 1200).then().statusCode(201).body("balanceCents", is(4800));
+    }
+
+    private void topUp(UUID card, long amountCents) {
+        pool.preparedQuery("UPDATE gift_card SET balance_cents = balance_cents + $2 WHERE card_id = $1")
+                .execute(Tuple.of(card, amountCents)).await().indefinitely();
     }
 
     private static Response redeem(UUID card, String key, long amountCents) {
