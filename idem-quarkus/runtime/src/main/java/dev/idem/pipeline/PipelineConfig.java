@@ -1,5 +1,7 @@
 package dev.idem.pipeline;
 
+import io.quarkus.runtime.annotations.ConfigDocMapKey;
+import io.quarkus.runtime.annotations.ConfigDocSection;
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
@@ -70,7 +72,9 @@ public interface PipelineConfig {
     @WithDefault("5")
     int workAttempts();
 
-    /** How deliveries that wait for the database at the same time come to share one transaction. */
+    // a group's first sentence, up to its first period, titles its section in docs/config.md
+    /** Group commit: deliveries that wait for the database at the same time share one transaction. */
+    @ConfigDocSection
     GroupCommit groupCommit();
 
     /**
@@ -109,13 +113,17 @@ public interface PipelineConfig {
     @WithDefault("100000")
     int markScanLimit();
 
-    /** Moving records past their retention out of the hot table. */
+    /** Archiving: records past their retention move out of the hot table. */
+    @ConfigDocSection
     Archive archive();
 
-    /** {@code @Idempotent} REST endpoints: {@code idem.pipeline.http.*}. */
+    /** REST endpoints annotated @Idempotent. Their keys: {@code idem.pipeline.http.*}. */
+    @ConfigDocSection
     Http http();
 
-    /** Per-scope overrides: {@code idem.pipeline.scopes."<scope>".*}. */
+    /** Per-scope overrides, under the scope's name. Their keys: {@code idem.pipeline.scopes."<scope>".*}. */
+    @ConfigDocSection
+    @ConfigDocMapKey("scope")
     Map<String, Scope> scopes();
 
     interface GroupCommit {
