@@ -1,5 +1,7 @@
 package dev.idem.pipeline;
 
+import io.quarkus.runtime.annotations.ConfigDocMapKey;
+import io.quarkus.runtime.annotations.ConfigDocSection;
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
@@ -28,7 +30,10 @@ public interface PipelineConfig {
      */
     Optional<Boolean> createTables();
 
-    /** Longest a Redis call may take before the pipeline goes on without Redis. */
+    /**
+     * Longest a Redis call may take before the pipeline goes on without Redis (counted in
+     * {@code idem_redis_degraded_total}).
+     */
     @WithDefault("100ms")
     Duration redisBudget();
 
@@ -40,7 +45,10 @@ public interface PipelineConfig {
     @WithDefault("1s")
     Duration redisBatchBudget();
 
-    /** Redis TTL of a scope without its own; must outlast the source's retry window. */
+    /**
+     * Redis TTL of a scope without its own; must outlast the source's retry window (a payment
+     * gateway retries its notifications for about 25 hours).
+     */
     @WithDefault("26h")
     Duration redisTtl();
 
@@ -77,7 +85,9 @@ public interface PipelineConfig {
      */
     Optional<List<String>> strictChannels();
 
-    /** How deliveries that wait for the database at the same time come to share one transaction. */
+    // a group's first sentence, up to its first period, titles its section in docs/config.md
+    /** Group commit: deliveries that wait for the database at the same time share one transaction. */
+    @ConfigDocSection
     GroupCommit groupCommit();
 
     /**
@@ -88,7 +98,10 @@ public interface PipelineConfig {
     @WithDefault("30s")
     Duration lease();
 
-    /** Effect runs per two-phase record (the claim's and every takeover's); past them it is FAILED. */
+    /**
+     * Effect runs per two-phase record (the claim's and every takeover's); past them it is FAILED,
+     * until an operator runs it again ({@code DedupAdmin.redriveFailed}).
+     */
     @WithDefault("5")
     int maxAttempts();
 
@@ -96,11 +109,15 @@ public interface PipelineConfig {
     @WithDefault("5s")
     Duration retryDelay();
 
-    /** How often hanging records are looked for; {@code off}: only when an operator asks. */
+    /**
+     * How often hanging records (two-phase records still PROCESSING after their lease) are looked
+     * for and taken over: a duration such as {@code 10s}, or {@code off} for only when an operator
+     * asks ({@code DedupAdmin.redriveHanging()}).
+     */
     @WithDefault("10s")
     String recoveryInterval();
 
-    /** Hanging records handled per recovery run (and per re-drive). */
+    /** Hanging records taken over per recovery run, and per {@code DedupAdmin.redriveHanging()}. */
     @WithDefault("100")
     int recoveryBatchSize();
 
@@ -109,20 +126,24 @@ public interface PipelineConfig {
     int recoveryConcurrency();
 
     /**
-     * Keys of the cache read per reconciliation for DONE marks without a record (a commit
-     * acknowledged and then lost, as in a failover to a standby that had not received it). Past
-     * this many, the check sees a part of the cache.
+     * Redis keys read per reconciliation ({@code DedupAdmin.findings}, {@code dropMarksWithoutRecord})
+     * looking for DONE marks without a record (a commit acknowledged and then lost, as in a failover
+     * to a standby that had not received it). Past this many, the check sees a part of Redis.
      */
     @WithDefault("100000")
     int markScanLimit();
 
-    /** Moving records past their retention out of the hot table. */
+    /** Archiving: records past their retention move out of the hot table. */
+    @ConfigDocSection
     Archive archive();
 
-    /** {@code @Idempotent} REST endpoints: {@code idem.pipeline.http.*}. */
+    /** REST endpoints annotated @Idempotent. Their keys: {@code idem.pipeline.http.*}. */
+    @ConfigDocSection
     Http http();
 
-    /** Per-scope overrides: {@code idem.pipeline.scopes."<scope>".*}. */
+    /** Per-scope overrides, under the scope's name. Their keys: {@code idem.pipeline.scopes."<scope>".*}. */
+    @ConfigDocSection
+    @ConfigDocMapKey("scope")
     Map<String, Scope> scopes();
 
     interface GroupCommit {
@@ -158,7 +179,10 @@ public interface PipelineConfig {
     }
 
     interface Archive {
-        /** How often records past their retention are moved; {@code off}: only when an operator asks. */
+        /**
+         * How often records past their retention are moved: a duration such as {@code 10m}, or
+         * {@code off} for only when an operator asks ({@code DedupAdmin.archiveNow()}).
+         */
         @WithDefault("10m")
         String interval();
 
@@ -181,7 +205,8 @@ public interface PipelineConfig {
         /**
          * How long a request waits for a concurrent one holding the same key. Absent: it waits
          * for the other transaction and then sees its outcome; present: after this long it is
-         * answered IN_FLIGHT.
+         * answered IN_FLIGHT (409 at a REST endpoint). The scope of an {@code @Idempotent}
+         * endpoint has {@code 200ms} unless configured otherwise; other scopes have none.
          */
         Optional<Duration> concurrentWait();
 
