@@ -65,7 +65,7 @@ class TwoInstancesIT {
     static final String GRANTS_GROUP = "idem-coupon-grants";
     static final String CALLBACKS_GROUP = "idem-payment-callbacks";
     static final Duration READY = Duration.ofSeconds(90);
-    /** Long enough for the broker to expire a killed member (45 s session) and rebalance. */
+    /** Long enough for the broker to expire a killed member (the channels' 6 s session) and rebalance, with room. */
     static final Duration EFFECTS = Duration.ofSeconds(180);
 
     static final Jdbc db = new Jdbc("jdbc:" + ServiceProcess.DATABASE, "idem", "idem");

@@ -18,6 +18,7 @@ import io.vertx.mutiny.redis.client.Response;
 import io.vertx.redis.client.impl.types.BulkType;
 import java.lang.reflect.Proxy;
 import java.net.ConnectException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -154,7 +155,7 @@ class RedisCacheTest {
         });
         // without captured options no per-loop client is made: every command goes through the shared one
         LoopRedis loops = new LoopRedis(null, new LoopRedis.DefaultOptions(), source);
-        return new RedisCache(source, loops, config, new PipelineMetrics(registry));
+        return new RedisCache(source, loops, config, new PipelineMetrics(registry), Clock.systemUTC());
     }
 
     private double degraded(String operation) {

@@ -15,9 +15,10 @@ import io.vertx.mutiny.sqlclient.Transaction;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.io.IOException;
 import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.jboss.logging.Logger;
 
 /** The protocols' SQL on {@code dedup_record}, and the transactions its rows share with the work they guard. */
 @ApplicationScoped
@@ -108,9 +110,12 @@ class PgDedupStore implements DedupStore {
             WHERE scope = $1 AND key = $2 AND status = 'PROCESSING' AND attempts = $7 AND lease_until = $8""";
 
     private final Pool pool;
+    private final OutageLog outage;
 
-    PgDedupStore(Pool pool) {
+    PgDedupStore(Pool pool, Clock clock) {
         this.pool = pool;
+        this.outage = new OutageLog(Logger.getLogger(PgDedupStore.class), clock, "The database",
+                "nothing takes effect: REST answers 503 and Kafka records are retried until it is back", "transactions failed");
     }
 
     /**
@@ -131,7 +136,7 @@ class PgDedupStore implements DedupStore {
                     .call(both -> commit.test(both.getItem2()) ? both.getItem1().commit() : both.getItem1().rollback())
                     .map(both -> both.getItem2())
                     .onFailure().call(() -> rollbackQuietly(conn.transaction()));
-        });
+        }).invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
     }
 
     /** {@code tx} is null when BEGIN itself never went out. */

@@ -17,8 +17,9 @@ import java.util.Optional;
 public interface PipelineConfig {
 
     /**
-     * Prefix of every Redis key the pipeline writes; by default the application's name
-     * ({@code quarkus.application.name}), so that services sharing a Redis keep their keys apart.
+     * Prefix of every Redis key the pipeline writes, so that services sharing a Redis keep their
+     * keys apart. By default the application's name as it was built: {@code quarkus.application.name}
+     * is fixed at build time, and setting it at run time changes nothing here; set this key instead.
      */
     @WithDefault("${quarkus.application.name:idem}")
     String redisPrefix();

@@ -11,6 +11,7 @@ import io.vertx.mutiny.redis.client.Command;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -71,13 +72,17 @@ class RedisCache implements DedupCache {
     private final LoopRedis loops;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
+    private final OutageLog outage;
 
-    RedisCache(ReactiveRedisDataSource redis, LoopRedis loops, PipelineConfig config, PipelineMetrics metrics) {
+    RedisCache(ReactiveRedisDataSource redis, LoopRedis loops, PipelineConfig config, PipelineMetrics metrics,
+               Clock clock) {
         this.redis = redis;
         this.values = redis.value(String.class);
         this.loops = loops;
         this.config = config;
         this.metrics = metrics;
+        this.outage = new OutageLog(LOG, clock, "Redis", "deliveries go on without it and the database decides "
+                + "each key (idem_redis_degraded_total counts the calls skipped)", "calls skipped");
     }
 
     /** One key's pre-check: {@code SET key PROCESSING NX GET PX ttl}. */
@@ -85,6 +90,7 @@ class RedisCache implements DedupCache {
         Context caller = Vertx.currentContext();
         return loops.current().send(set(request, PROCESSING, "NX", "GET"))
                 .ifNoItem().after(config.redisBudget()).fail()
+                .invoke(outage::ok)
                 .map(RedisCache::parse)
                 .onFailure().recoverWithUni(failure -> onLoopOf(caller, degraded(request, "precheck", failure)));
     }
@@ -120,6 +126,7 @@ class RedisCache implements DedupCache {
     Uni<Void> markDone(IdemRequest request, String result) {
         return loops.current().send(set(request, doneValue(request, result)))
                 .ifNoItem().after(config.redisBudget()).fail()
+                .invoke(outage::ok)
                 .<Void>replaceWithVoid()
                 .onFailure().recoverWithItem(failure -> {
                     degraded(request, "mark-done", failure);
@@ -227,6 +234,7 @@ class RedisCache implements DedupCache {
         Context caller = Vertx.currentContext();
         return loops.current().send(script)
                 .ifNoItem().after(config.redisBatchBudget()).fail()
+                .invoke(outage::ok)
                 .map(read)
                 .onFailure().recoverWithUni(failure -> {
                     requests.forEach(request -> degraded(request, operation, failure));
@@ -290,7 +298,7 @@ class RedisCache implements DedupCache {
 
     private PreCheck degraded(IdemRequest request, String operation, Throwable failure) {
         metrics.redisDegraded(request.scope(), operation);
-        LOG.debugf("Redis skipped for %s (%s): %s", request.scope(), operation, failure.toString());
+        outage.failed(operation + " for " + request.scope() + ": " + failure);
         return new PreCheck.Unavailable();
     }
 

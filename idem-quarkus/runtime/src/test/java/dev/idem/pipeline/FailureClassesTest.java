@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.vertx.core.VertxException;
 import io.vertx.pgclient.PgException;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class FailureClassesTest {
 
-    private final DedupStore store = new PgDedupStore(null);
+    private final DedupStore store = new PgDedupStore(null, Clock.systemUTC());
 
     private static PgException pg(String sqlState) {
         return new PgException("answer " + sqlState, "ERROR", sqlState, null);

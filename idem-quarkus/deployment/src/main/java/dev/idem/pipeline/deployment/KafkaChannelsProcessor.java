@@ -42,6 +42,8 @@ class KafkaChannelsProcessor {
     private static final DotName INCOMING = DotName.createSimple("org.eclipse.microprofile.reactive.messaging.Incoming");
     private static final DotName INCOMINGS = DotName.createSimple("org.eclipse.microprofile.reactive.messaging.Incomings");
     private static final DotName CONSUMER = DotName.createSimple("dev.idem.pipeline.kafka.IdempotentConsumer");
+    private static final String SESSION_TIMEOUT = "session.timeout.ms";
+    private static final String HEARTBEAT_INTERVAL = "heartbeat.interval.ms";
 
     /**
      * What every such channel gets unless it says otherwise, and why:
@@ -50,7 +52,10 @@ class KafkaChannelsProcessor {
      * poison to {@code <topic>-dlq} through the extension's one shared producer; a 100 ms poll
      * timeout, since the connector's graceful close sleeps twice the poll timeout per consumer;
      * commits every second, which bounds what a crash redelivers; a new group reads from the start
-     * of the topic, so that nothing sent before its first start is skipped.
+     * of the topic, so that nothing sent before its first start is skipped; a consumer whose process
+     * died is given up by the broker after 6 s (the least a broker allows by default) instead of 45,
+     * so that an instance killed and started again consumes its partitions within seconds, and the
+     * others take them over as soon.
      */
     static final Map<String, String> DEFAULTS = defaults();
 
@@ -63,6 +68,8 @@ class KafkaChannelsProcessor {
         defaults.put("auto.offset.reset", "earliest");
         defaults.put("poll-timeout", "100");
         defaults.put("auto.commit.interval.ms", "1000");
+        defaults.put(SESSION_TIMEOUT, "6000");
+        defaults.put(HEARTBEAT_INTERVAL, "2000");
         return defaults;
     }
 
@@ -80,6 +87,12 @@ class KafkaChannelsProcessor {
         for (String channel : channels) {
             String prefix = "mp.messaging.incoming." + channel + ".";
             DEFAULTS.forEach((key, value) -> settings.setProperty(prefix + key, value));
+            if (setting(config, prefix + "group.protocol").or(() -> setting(config, "kafka.group.protocol"))
+                    .filter("consumer"::equalsIgnoreCase).isPresent()) {
+                // the broker keeps a consumer's session under that protocol: the client may not set it
+                settings.remove(prefix + SESSION_TIMEOUT);
+                settings.remove(prefix + HEARTBEAT_INTERVAL);
+            }
             // the channel's topic, which is the channel's name unless configured, and -dlq
             settings.setProperty(prefix + "dead-letter-queue.topic", "${" + prefix + "topic:" + channel + "}-dlq");
             setting(config, prefix + "enable.auto.commit")

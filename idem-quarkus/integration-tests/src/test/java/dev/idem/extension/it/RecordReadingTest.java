@@ -8,10 +8,12 @@ import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +57,20 @@ class RecordReadingTest {
                 "no-amount-" + run, "{\"ref\":\"no-amount-" + run + "\",\"account\":\"" + account + "\"}",
                 "blank-account-" + run, "{\"ref\":\"blank-account-" + run + "\",\"account\":\" \",\"amount\":7}",
                 "text-amount-" + run, "{\"ref\":\"text-amount-" + run + "\",\"account\":\"" + account + "\",\"amount\":\"7\"}");
-        values.forEach((key, value) -> ledger.awaitSettled(kafka.send(ledger.topic(), 0, key, value)));
+        Map<String, Long> offsets = new HashMap<>();
+        try (LogLines said = LogLines.of("dev.idem.pipeline.kafka.DeadLetterTopic")) {
+            values.forEach((key, value) -> {
+                RecordMetadata sent = kafka.send(ledger.topic(), 0, key, value);
+                offsets.put(key, sent.offset());
+                ledger.awaitSettled(sent);
+            });
+            // where each dead letter came from and went, with its key, in the log too
+            String noAccount = "no-account-" + run;
+            assertEquals(List.of("WARN ledger-postings: record " + ledger.topic() + "-0@" + offsets.get(noAccount)
+                            + " (key " + noAccount + ") sent to " + ledger.deadLetterTopic()
+                            + ": POISON: member 'account' is missing or null"),
+                    said.startingWith("WARN ledger-postings: record " + ledger.topic() + "-0@" + offsets.get(noAccount) + " "));
+        }
 
         assertEquals(1, db.entries(account), "the posting with three members more was applied, once");
         Map<String, String> reasons = ledger.deadLetters(kafka, "").stream()

@@ -1,5 +1,6 @@
 package dev.idem.pipeline.kafka;
 
+import dev.idem.pipeline.OutageLog;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.IncomingKafkaRecord;
@@ -8,7 +9,11 @@ import io.smallrye.reactive.messaging.kafka.KafkaConsumer;
 import io.smallrye.reactive.messaging.kafka.fault.KafkaFailureHandler;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.HexFormat;
 import java.util.function.BiConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.reactive.messaging.Metadata;
@@ -37,9 +42,12 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
     private static final Logger LOG = Logger.getLogger(DeadLetterTopic.class);
 
     private final DeadLetterProducer producer;
+    private final OutageLog outage;
 
-    DeadLetterTopic(DeadLetterProducer producer) {
+    DeadLetterTopic(DeadLetterProducer producer, Clock clock) {
         this.producer = producer;
+        this.outage = new OutageLog(LOG, clock, "The dead-letter producer", "each poison record waits for it, "
+                + "sent again with backoff, its offset not committed", "dead letters not taken by the broker");
     }
 
     @Override
@@ -66,6 +74,8 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
         @Override
         public <K, V> Uni<Void> handle(IncomingKafkaRecord<K, V> record, Throwable reason, Metadata metadata) {
             return send(deadLetter(topic, record, reason), record, 1)
+                    .invoke(() -> LOG.warnf("%s: record %s-%d@%d (key %s) sent to %s: %s", channel, record.getTopic(),
+                            record.getPartition(), record.getOffset(), printable(record.getKey()), topic, message(reason)))
                     .chain(() -> Uni.createFrom().completionStage(record::ack))
                     .emitOn(record::runOnMessageContext);
         }
@@ -73,8 +83,10 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
         /** The dead letter, sent again with backoff until the broker takes it. */
         private Uni<Void> send(ProducerRecord<byte[], byte[]> dead, IncomingKafkaRecord<?, ?> record, int retry) {
             return Uni.createFrom().deferred(() -> producer.send(dead)).replaceWithVoid()
+                    .invoke(outage::ok)
                     .onFailure().recoverWithUni(failure -> {
-                        LOG.warnf("%s: the dead letter of %s-%d@%d will be sent again: %s",
+                        outage.failed(failure);
+                        LOG.debugf("%s: the dead letter of %s-%d@%d will be sent again: %s",
                                 channel, record.getTopic(), record.getPartition(), record.getOffset(), failure);
                         return Backoff.retry(retry, () -> send(dead, record, retry + 1));
                     });
@@ -95,6 +107,24 @@ public class DeadLetterTopic implements KafkaFailureHandler.Factory {
         header(dead, "dead-letter-offset", Long.toString(record.getOffset()));
         record.getHeaders().forEach(dead.headers()::add);
         return dead;
+    }
+
+    /** A record's key for the log: its text, or its bytes in hex when they are not UTF-8 text; at most 100 characters. */
+    static String printable(Object key) {
+        if (key == null) {
+            return "null";
+        }
+        String text;
+        if (key instanceof byte[] raw) {
+            try {
+                text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(raw)).toString();
+            } catch (CharacterCodingException binary) {
+                text = "0x" + HexFormat.of().formatHex(raw);
+            }
+        } else {
+            text = key.toString();
+        }
+        return text.length() > 100 ? text.substring(0, 100) + "…" : text;
     }
 
     private static byte[] bytes(Object keyOrValue) {

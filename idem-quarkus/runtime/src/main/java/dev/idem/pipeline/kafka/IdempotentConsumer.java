@@ -246,7 +246,8 @@ public class IdempotentConsumer {
                     }
                     boolean transientFailure = pipeline.isTransient(failure);
                     if (transientFailure || failures + 1 < workAttempts) {
-                        return again(round, retry, transientFailure ? failures : failures + 1, failure.toString());
+                        return again(round, retry, transientFailure ? failures : failures + 1, failure.toString(),
+                                transientFailure);
                     }
                     if (round.records().size() == 1) {
                         return deadLetter(round.channel(), round.records().get(0), "WORK_FAILED: " + failure);
@@ -274,12 +275,14 @@ public class IdempotentConsumer {
         }
         return all(settled).chain(() -> later.isEmpty()
                 ? Uni.createFrom().voidItem()
-                : again(round.only(later), retry, failures, "the key is still in flight"));
+                : again(round.only(later), retry, failures, "the key is still in flight", false));
     }
 
-    private <T> Uni<Void> again(Round<T> round, int retry, int failures, String why) {
+    private <T> Uni<Void> again(Round<T> round, int retry, int failures, String why, boolean databaseAway) {
         retries(round.channel(), round.records().size());
-        LOG.warnf("%s: %d record(s) will be retried: %s", round.channel(), round.records().size(), why);
+        // while the database is away the pipeline says so, once a minute; a retry is detail then
+        LOG.logf(databaseAway ? Logger.Level.DEBUG : Logger.Level.WARN, "%s: %d record(s) will be retried: %s",
+                round.channel(), round.records().size(), why);
         return Backoff.retry(retry, () -> settle(round, retry + 1, failures));
     }
 
@@ -288,9 +291,9 @@ public class IdempotentConsumer {
         return deadLetter(channel, message, "POISON: " + invalid.detail());
     }
 
+    /** Nacked with its reason: the channel's failure strategy ({@link DeadLetterTopic}) sends it on and logs where. */
     private Uni<Void> deadLetter(String channel, Message<byte[]> message, String reason) {
         count("idem.messaging.dead.letters", "Records sent to the dead-letter topic", channel, 1);
-        LOG.warnf("%s: record sent to the dead-letter topic: %s", channel, reason);
         return Uni.createFrom().completionStage(() -> message.nack(new DeadLetter(reason)));
     }
 

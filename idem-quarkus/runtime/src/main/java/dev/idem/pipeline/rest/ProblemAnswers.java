@@ -78,7 +78,8 @@ public class ProblemAnswers {
 
     /** The database could not be reached: 503, and nothing took effect, so the same request may come again. */
     public Response unavailable(Throwable failure) {
-        LOG.warnf("answered 503: %s", failure.toString());
+        // the pipeline says at WARN, once a minute, that the database is failing; here each answer is detail
+        LOG.debugf("answered 503: %s", failure.toString());
         return retryLater(problem(503, "UNAVAILABLE",
                 "the database cannot be reached right now; the same request may be sent again"), Duration.ofSeconds(1));
     }

@@ -9,6 +9,7 @@ import io.smallrye.reactive.messaging.kafka.IncomingKafkaRecord;
 import io.smallrye.reactive.messaging.kafka.commit.KafkaCommitHandler;
 import io.smallrye.reactive.messaging.kafka.fault.KafkaFailureHandler;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +64,7 @@ class DeadLetterTopicTest {
     }
 
     private static KafkaFailureHandler handler(DeadLetterProducer producer) {
-        return new DeadLetterTopic(producer).handlerFor("coupon-grants$1", "coupon-grants-dlq");
+        return new DeadLetterTopic(producer, Clock.systemUTC()).handlerFor("coupon-grants$1", "coupon-grants-dlq");
     }
 
     private static String header(ProducerRecord<byte[], byte[]> record, String name) {
