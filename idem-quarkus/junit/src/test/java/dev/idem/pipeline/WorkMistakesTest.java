@@ -54,6 +54,30 @@ class WorkMistakesTest {
     }
 
     @Test
+    void aRefusalForNowAfterWritingKeepsNothingAndTheOthersCommitWithoutIt() {
+        Work writesThenRefusesForNow = tx -> rig.store.write(tx, "effect:b-1", "half-done")
+                .replaceWith(Effect.Rejected.forNow("CARD_NOT_FOUND", "no card yet"));
+
+        List<Settled> settled = await(rig.protocol.transact(List.of(
+                new Pending(a, rig.applying(a), false), new Pending(b, writesThenRefusesForNow, false))));
+
+        assertInstanceOf(Outcome.Processed.class, assertInstanceOf(Settled.Decided.class, settled.get(0)).outcome());
+        assertEquals(new Outcome.Rejected("CARD_NOT_FOUND", "no card yet"),
+                assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome());
+        assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.store.rows());
+        assertEquals(Set.of(DedupStore.batchKey(a)), rig.store.committedRecords().keySet());
+        assertEquals(2, rig.store.transactionsRun());
+
+        // alone, the one transaction is rolled back and that is all
+        PipelineRig alone = new PipelineRig();
+        Work refusesAlone = tx -> alone.store.write(tx, "effect:b-1", "half-done")
+                .replaceWith(Effect.Rejected.forNow("CARD_NOT_FOUND", "no card yet"));
+        await(alone.protocol.transact(List.of(new Pending(b, refusesAlone, false))));
+        assertEquals(1, alone.store.transactionsRun());
+        assertTrue(alone.store.rows().isEmpty());
+    }
+
+    @Test
     void aWorkThatRefusesWithoutWritingKeepsTheGroupsTransaction() {
         List<Settled> settled = await(rig.protocol.transact(List.of(new Pending(a, rig.applying(a), false),
                 new Pending(b, rig.work(b, new Effect.Rejected("NOT_YET", "come back later")), false))));

@@ -212,7 +212,7 @@ class OnePhase {
                     if (failure == null) {
                         round.decided.forEach((i, s) -> settled[i] = s);
                         if (!round.again.isEmpty()) {
-                            metrics.groupRetried(round.refused.isEmpty() ? "conflict" : "refused");
+                            metrics.groupRetried(round.wroteThenRefused ? "refused" : "conflict");
                         }
                         return attempt(withRefusals(pending, round.refused), round.again, settled, vanished);
                     }
@@ -290,12 +290,19 @@ class OnePhase {
                 checked(pending, working, ran);
                 for (int j = 0; j < ran.size(); j++) {
                     if (ran.get(j).effect() instanceof Effect.Rejected refused && ran.get(j).changes() > 0) {
-                        round.refused.put(working.get(j), refused);
+                        round.wroteThenRefused = true;
+                        int i = working.get(j);
+                        if (Outcomes.stored(refused, config.storesRefusals(pending.get(i).request().scope())) == null) {
+                            round.decided.put(i, new Settled.Decided(Outcomes.ofEffect(refused), null));
+                        } else {
+                            round.refused.put(i, refused);
+                        }
                     }
                 }
-                if (!round.refused.isEmpty()) {
-                    // what a refused work wrote must not commit: roll back, and run again with its refusal known
-                    round.again = working;
+                if (round.wroteThenRefused) {
+                    // what a refused work wrote must not commit: roll back; the others run again, and a
+                    // refusal to be kept is recorded then, without running its work again
+                    round.again = working.stream().filter(i -> !round.decided.containsKey(i)).toList();
                     return Uni.createFrom().item(round);
                 }
                 return record(tx, pending, working, ran.stream().map(Ran::effect).toList(), round, vanished);
@@ -469,13 +476,14 @@ class OnePhase {
     }
 
     /**
-     * How one transaction ended: what it settled, whether it commits, who runs again, and the works
-     * that refused after writing (run again as their refusals).
+     * How one transaction ended: what it settled, whether it commits, who runs again; whether a work
+     * refused after writing, and those of such works whose refusals are kept (run again as them).
      */
     private static final class Round {
         final Map<Integer, Settled> decided = new HashMap<>();
         final Map<Integer, Effect.Rejected> refused = new HashMap<>();
         List<Integer> again = List.of();
         boolean commit;
+        boolean wroteThenRefused;
     }
 }

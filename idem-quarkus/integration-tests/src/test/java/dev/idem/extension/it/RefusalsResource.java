@@ -44,9 +44,7 @@ public class RefusalsResource {
     @Path("/unavailable")
     @Idempotent(scope = "debit-unavailable")
     public Uni<Response> unavailable(LedgerEntry entry, SqlConnection tx) {
-        return ledger.enter(tx, entry.account(), entry.amount(), null).map(entered -> entered.balance() < 0
-                ? Problems.problem(503, "LIMITS_UNAVAILABLE", "the limits service is away")
-                : Response.ok(new JsonObject().put("balance", entered.balance()).encode()).build());
+        return debit(entry, tx, Problems.problem(503, "LIMITS_UNAVAILABLE", "the limits service is away"));
     }
 
     /** A short balance refused in a scope that keeps no refusals: a retry runs again. */
@@ -54,8 +52,13 @@ public class RefusalsResource {
     @Path("/afresh")
     @Idempotent(scope = "debit-afresh")
     public Uni<Response> afresh(LedgerEntry entry, SqlConnection tx) {
+        return debit(entry, tx, Problems.problem(409, "INSUFFICIENT_FUNDS", "balance too short"));
+    }
+
+    /** The entry, answered 200 with the balance, or {@code refusal} when the balance went below zero. */
+    private Uni<Response> debit(LedgerEntry entry, SqlConnection tx, Response refusal) {
         return ledger.enter(tx, entry.account(), entry.amount(), null).map(entered -> entered.balance() < 0
-                ? Problems.problem(409, "INSUFFICIENT_FUNDS", "balance too short")
+                ? refusal
                 : Response.ok(new JsonObject().put("balance", entered.balance()).encode()).build());
     }
 }

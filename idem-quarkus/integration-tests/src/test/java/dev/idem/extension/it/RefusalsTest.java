@@ -3,19 +3,26 @@ package dev.idem.extension.it;
 import static dev.idem.extension.it.Http.PROBLEM;
 import static dev.idem.extension.it.Http.REPLAYED;
 import static dev.idem.extension.it.Http.entry;
+import static dev.idem.extension.it.Http.posting;
 import static dev.idem.extension.it.Http.post;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.extension.it.Cache.Loss;
+import dev.idem.pipeline.KafkaTestClient;
+import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.pipeline.PipelineConfig;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.UUID;
 import org.hamcrest.Matchers;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,8 +30,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The key's answer is its first answer, a refusal included: a debit declined for a short balance
- * and retried with the same key after a top-up is declined again, byte for byte, until the client
- * uses a new key. What the declined work wrote stays rolled back.
+ * and retried with the same key after a top-up is declined again (byte for byte over HTTP,
+ * dead-lettered again over Kafka), until the client uses a new key. What the declined work wrote
+ * stays rolled back.
  */
 @QuarkusTest
 class RefusalsTest {
@@ -38,6 +46,7 @@ class RefusalsTest {
 
     Db db;
     Cache cache;
+    KafkaTestClient kafka;
     String caller;
     String account;
 
@@ -45,8 +54,14 @@ class RefusalsTest {
     void setUp() {
         db = new Db(pool);
         cache = new Cache(redis, config);
+        kafka = new KafkaTestClient();
         caller = "caller-" + UUID.randomUUID();
         account = "wallet-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void tearDown() {
+        kafka.close();
     }
 
     @ParameterizedTest
@@ -68,7 +83,7 @@ class RefusalsTest {
         assertArrayEquals(declined.asByteArray(), again.asByteArray());
 
         // Redis lost the key: the database's record gives the same answer
-        Cache.Loss.DELETED.lose(cache, cache.key(scope, caller, key));
+        Loss.DELETED.lose(cache, cache.key(scope, caller, key));
         Response fromTheDatabase = post(path, caller, key, entry(account, -500));
         fromTheDatabase.then().statusCode(409).header(REPLAYED, "true");
         assertArrayEquals(declined.asByteArray(), fromTheDatabase.asByteArray());
@@ -103,5 +118,39 @@ class RefusalsTest {
         retried.then().statusCode(200).body("balance", Matchers.equalTo(500));
         assertNull(retried.header(REPLAYED));
         post("/refusals/afresh", caller, key, entry(account, -500)).then().statusCode(200).header(REPLAYED, "true");
+    }
+
+    @Test
+    void anOverdraftDeliveredAgainAfterATopUpIsRefusedAgainAndANewRefIsApplied() {
+        Channel ledger = Channel.of("ledger-postings");
+        String run = UUID.randomUUID().toString();
+        String debit = "refused-" + run;
+
+        ledger.awaitSettled(kafka.send(ledger.topic(), 0, debit, posting(debit, account, -500)));
+        List<ReadRecord> dead = ledger.deadLetters(kafka, debit);
+        assertEquals(1, dead.size(), dead.toString());
+        assertTrue(dead.get(0).reason().startsWith("INSUFFICIENT_FUNDS"), dead.get(0).reason());
+        assertEquals(0, db.entries(account), "the entry the refused work wrote rolled back");
+
+        String topUp = "top-up-" + run;
+        ledger.awaitSettled(kafka.send(ledger.topic(), 1, topUp, posting(topUp, account, 1000)));
+        assertEquals(1, db.entries(account));
+
+        // the same record again, from Redis and then from the database: refused again, nothing entered
+        ledger.awaitSettled(kafka.send(ledger.topic(), 2, debit, posting(debit, account, -500)));
+        Loss.FLUSHED.lose(cache, cache.key("ledger-posting", debit));
+        ledger.awaitSettled(kafka.send(ledger.topic(), 3, debit, posting(debit, account, -500)));
+        dead = ledger.deadLetters(kafka, debit);
+        assertEquals(3, dead.size(), dead.toString());
+        for (ReadRecord again : dead.subList(1, 3)) {
+            assertTrue(again.reason().startsWith("INSUFFICIENT_FUNDS") && again.reason().contains("first answer"),
+                    again.reason());
+        }
+        assertEquals(1, db.entries(account), "only the top-up");
+
+        String next = "debit-" + run;
+        ledger.awaitSettled(kafka.send(ledger.topic(), 0, next, posting(next, account, -500)));
+        assertEquals(2, db.entries(account));
+        assertEquals(List.of(), ledger.deadLetters(kafka, next));
     }
 }
