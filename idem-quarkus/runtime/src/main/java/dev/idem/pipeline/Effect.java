@@ -79,6 +79,11 @@ public sealed interface Effect {
         return new Processed(result);
     }
 
+    /** The work refuses the delivery, and that is the key's answer: {@link Rejected}. */
+    static Effect rejected(String reason, String detail) {
+        return new Rejected(reason, detail);
+    }
+
     /** What {@code cases} makes of this effect: the case of {@code cases} for its kind. */
     <T> T accept(Cases<T> cases);
 

@@ -7,14 +7,19 @@ import org.jboss.logging.Logger;
 
 /**
  * Says in the log that a dependency (Redis, the database, the dead-letter producer) is failing, and
- * that it is back: a WARN at its first failure, again at most once a minute while failures go on
- * (with how many there were), and an INFO at the first success after them, with how long it lasted
- * and how many failed. Counters say it too; a person reading the log should not have to look.
- * Cheap on the path of every call: a success while nothing is failing reads one volatile field.
+ * that it is back: a WARN once its failures last (5 in a row, or failures without a success for a
+ * second), again at most once a minute while they go on (with how many there were), and an INFO at
+ * the first success after an outage the log told of, with how long it lasted. A blip (a slow answer
+ * on a cold connection, say) is only counted, in the metrics and in the next WARN; a dependency
+ * that comes and goes is still said at most once a minute. Cheap on the path of every call: a
+ * success while nothing is failing reads one volatile field.
  */
 public final class OutageLog {
 
     private static final Duration QUIET = Duration.ofMinutes(1);
+    /** Failures in a row, or for this long without a success, make an outage rather than a blip. */
+    private static final int SUSTAINED_FAILURES = 5;
+    private static final Duration SUSTAINED = Duration.ofSeconds(1);
 
     private final Logger log;
     private final Clock clock;
@@ -24,14 +29,17 @@ public final class OutageLog {
 
     private volatile boolean failing;
     private Instant since;
+    /** Failures of the current outage, and whether the log told of it. */
+    private long inRow;
+    private boolean said;
+    /** The last WARN, across outages, and the failures since it. */
     private Instant lastSaid;
-    private long total;
     private long unsaid;
 
     /**
      * @param dependency what fails, as a sentence begins: "Redis"
      * @param meanwhile what the service does while it fails: "deliveries go on without it, the database decides"
-     * @param failures what is counted, in the plural: "Redis calls skipped"
+     * @param failures what is counted, in the plural: "calls skipped"
      */
     public OutageLog(Logger log, Clock clock, String dependency, String meanwhile, String failures) {
         this.log = log;
@@ -48,22 +56,23 @@ public final class OutageLog {
             if (!failing) {
                 failing = true;
                 since = now;
-                lastSaid = null;
-                total = 0;
-                unsaid = 0;
+                inRow = 0;
+                said = false;
             }
-            total++;
+            inRow++;
             unsaid++;
-            if (lastSaid != null && now.isBefore(lastSaid.plus(QUIET))) {
+            boolean sustained = inRow >= SUSTAINED_FAILURES || !now.isBefore(since.plus(SUSTAINED));
+            if (!sustained || lastSaid != null && now.isBefore(lastSaid.plus(QUIET))) {
                 return;
             }
-            if (lastSaid == null) {
-                log.warnf("%s is failing: %s; %s (said again at most once a minute while it lasts)", dependency, cause,
-                        meanwhile);
+            if (!said) {
+                log.warnf("%s is failing: %s; %s (%d %s since %s; said again at most once a minute while it lasts)",
+                        dependency, cause, meanwhile, unsaid, failures, lastSaid == null ? "start-up" : "the last line");
             } else {
                 log.warnf("%s is still failing: %d %s in the last %d s, %d since %s; the last: %s", dependency, unsaid,
-                        failures, Duration.between(lastSaid, now).toSeconds(), total, since, cause);
+                        failures, Duration.between(lastSaid, now).toSeconds(), inRow, since, cause);
             }
+            said = true;
             lastSaid = now;
             unsaid = 0;
         }
@@ -80,8 +89,10 @@ public final class OutageLog {
                 return;
             }
             failing = false;
-            log.infof("%s is back after %.1f s: %d %s meanwhile", dependency,
-                    Duration.between(since, now).toMillis() / 1000.0, total, failures);
+            if (said) {
+                log.infof("%s is back after %.1f s: %d %s meanwhile", dependency,
+                        Duration.between(since, now).toMillis() / 1000.0, inRow, failures);
+            }
         }
     }
 

@@ -54,22 +54,58 @@ class OutageLogTest {
             outage.failed("connection refused");
             now = now.plusMillis(100);
         }
-        // 50 s of failures: the first said at once, the rest not yet
+        // 50 s of failures: said at the fifth in a row, the rest not yet
         assertEquals(1, lines.size(), lines.toString());
-        assertTrue(lines.get(0).startsWith("WARN Redis is failing: connection refused; the database decides"), lines.get(0));
+        assertTrue(lines.get(0).startsWith("WARN Redis is failing: connection refused; the database decides (5 calls"
+                + " skipped since start-up;"), lines.get(0));
 
-        now = now.plusSeconds(10);
+        now = now.plusSeconds(11);
         outage.failed("connection refused");
         assertEquals(2, lines.size(), lines.toString());
-        assertTrue(lines.get(1).startsWith("WARN Redis is still failing: 500 calls skipped in the last 60 s, 501 since"),
+        assertTrue(lines.get(1).startsWith("WARN Redis is still failing: 496 calls skipped in the last 60 s, 501 since"),
                 lines.get(1));
 
-        now = now.plus(Duration.ofSeconds(30));
+        now = now.plus(Duration.ofSeconds(29));
         outage.ok();
         outage.ok();
         assertEquals(List.of("INFO Redis is back after 90.0 s: 501 calls skipped meanwhile"), lines.subList(2, lines.size()));
+    }
 
-        outage.failed("timeout");
-        assertTrue(lines.get(3).startsWith("WARN Redis is failing: timeout"), "a new outage is said at once: " + lines);
+    @Test
+    void aBlipIsCountedNotSaid() {
+        for (int blip = 0; blip < 3; blip++) {
+            outage.failed("timeout after 100 ms");
+            outage.failed("timeout after 100 ms");
+            now = now.plusMillis(300);
+            outage.ok();
+        }
+        assertEquals(List.of(), lines);
+
+        // a slow trickle of failures without a success is an outage after a second
+        outage.failed("connection refused");
+        now = now.plusSeconds(2);
+        outage.failed("connection refused");
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("WARN Redis is failing: connection refused; the database decides (8 calls"),
+                lines.get(0));
+    }
+
+    @Test
+    void aDependencyThatComesAndGoesIsSaidAtMostOnceAMinute() {
+        for (int flap = 0; flap < 6; flap++) {
+            for (int i = 0; i < 5; i++) {
+                outage.failed("connection refused");
+            }
+            now = now.plusSeconds(5);
+            outage.ok();
+        }
+        // the first outage said and its end; the next five, within the minute, counted for the next line
+        assertEquals(2, lines.size(), lines.toString());
+        now = now.plusSeconds(40);
+        for (int i = 0; i < 5; i++) {
+            outage.failed("connection refused");
+        }
+        assertEquals(3, lines.size(), lines.toString());
+        assertTrue(lines.get(2).contains("(30 calls skipped since the last line;"), lines.get(2));
     }
 }

@@ -28,7 +28,7 @@ public class LedgerPostingConsumer {
         return consumer.consume(record, "ledger-posting", LedgerPosting.class, LedgerPosting::ref,
                 (posting, tx) -> ledger.enter(tx, posting.account(), posting.amount(), posting.ref())
                         .map(entered -> entered.balance() < 0
-                                ? new Effect.Rejected("INSUFFICIENT_FUNDS", "the balance of " + posting.account()
+                                ? Effect.rejected("INSUFFICIENT_FUNDS", "the balance of " + posting.account()
                                         + " would be " + entered.balance())
                                 : Effect.processed()));
     }
