@@ -7,18 +7,17 @@ import org.jboss.logging.Logger;
 
 /**
  * Says in the log that a dependency (Redis, the database, the dead-letter producer) is failing, and
- * that it is back: a WARN once its failures last (5 in a row, or failures without a success for a
- * second), again at most once a minute while they go on (with how many there were), and an INFO at
- * the first success after an outage the log told of, with how long it lasted. A blip (a slow answer
- * on a cold connection, say) is only counted, in the metrics and in the next WARN; a dependency
- * that comes and goes is still said at most once a minute. Cheap on the path of every call: a
- * success while nothing is failing reads one volatile field.
+ * that it is back: a WARN once its failures last (failures without a success for a second), again
+ * at most once a minute while they go on (with how many there were), and an INFO at the first
+ * success after an outage the log told of, with how long it lasted. A blip (a burst of requests that
+ * all time out on a cold connection, say) is only counted, in the metrics and in the next WARN; a
+ * dependency that comes and goes is still said at most once a minute. Cheap on the path of every
+ * call: a success while nothing is failing reads one volatile field.
  */
 public final class OutageLog {
 
     private static final Duration QUIET = Duration.ofMinutes(1);
-    /** Failures in a row, or for this long without a success, make an outage rather than a blip. */
-    private static final int SUSTAINED_FAILURES = 5;
+    /** Failures for this long without a success make an outage rather than a blip. */
     private static final Duration SUSTAINED = Duration.ofSeconds(1);
 
     private final Logger log;
@@ -61,8 +60,7 @@ public final class OutageLog {
             }
             inRow++;
             unsaid++;
-            boolean sustained = inRow >= SUSTAINED_FAILURES || !now.isBefore(since.plus(SUSTAINED));
-            if (!sustained || lastSaid != null && now.isBefore(lastSaid.plus(QUIET))) {
+            if (now.isBefore(since.plus(SUSTAINED)) || lastSaid != null && now.isBefore(lastSaid.plus(QUIET))) {
                 return;
             }
             if (!said) {
