@@ -292,10 +292,10 @@ class OnePhase {
                     if (ran.get(j).effect() instanceof Effect.Rejected refused && ran.get(j).changes() > 0) {
                         round.wroteThenRefused = true;
                         int i = working.get(j);
-                        if (Outcomes.stored(refused, config.storesRefusals(pending.get(i).request().scope())) == null) {
-                            round.decided.put(i, new Settled.Decided(Outcomes.ofEffect(refused), null));
-                        } else {
+                        if (Outcomes.kept(refused, config.storesRefusals(pending.get(i).request().scope()))) {
                             round.refused.put(i, refused);
+                        } else {
+                            round.decided.put(i, new Settled.Decided(Outcomes.ofEffect(refused), null));
                         }
                     }
                 }

@@ -93,9 +93,4 @@ public final class OutageLog {
             }
         }
     }
-
-    /** Whether the dependency's last call failed. */
-    public boolean failing() {
-        return failing;
-    }
 }

@@ -61,12 +61,17 @@ final class Outcomes {
      */
     static JsonObject stored(Effect effect, boolean refusals) {
         if (effect instanceof Effect.Rejected refused) {
-            return refusals && refused.stored() ? new JsonObject().put(REFUSAL, new JsonObject()
+            return kept(refused, refusals) ? new JsonObject().put(REFUSAL, new JsonObject()
                     .put("reason", refused.reason())
                     .put("detail", refused.detail())
                     .put("result", refused.result())) : null;
         }
         return effect.accept(RESULT);
+    }
+
+    /** Whether {@code refused} is its key's answer: it is to be stored, and its scope stores {@code refusals}. */
+    static boolean kept(Effect.Rejected refused, boolean refusals) {
+        return refusals && refused.stored();
     }
 
     static Outcome inFlight(PipelineConfig config) {

@@ -171,7 +171,7 @@ public class StrictJson {
     }
 
     /** The shape a member of {@code type} must have, in words; null when there is nothing simple to say. */
-    static String expected(Class<?> type) {
+    private static String expected(Class<?> type) {
         if (type == null) {
             return null;
         }

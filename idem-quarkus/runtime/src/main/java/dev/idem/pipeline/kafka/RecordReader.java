@@ -28,12 +28,13 @@ class RecordReader {
 
     private final StrictJson json;
     private final Set<String> strictChannels;
-    private final Instance<Validator> validators;
+    /** The service's Bean Validation provider, looked up once: none when it has no Hibernate Validator. */
+    private final Optional<Validator> validator;
 
     RecordReader(StrictJson json, PipelineConfig config, Instance<Validator> validators) {
         this.json = json;
         this.strictChannels = Set.copyOf(config.strictChannels().orElse(List.of()));
-        this.validators = validators;
+        this.validator = validators.isResolvable() ? Optional.of(validators.get()) : Optional.empty();
     }
 
     /** {@code value}, a record of {@code channel}, read as {@code type} and held to every rule, {@code validate}'s last. */
@@ -53,13 +54,10 @@ class RecordReader {
 
     /** The first constraint {@code value} breaks, by member, when the service validates beans at all. */
     private Optional<String> violation(Object value) {
-        if (!validators.isResolvable()) {
-            return Optional.empty();
-        }
-        return validators.get().validate(value).stream()
+        return validator.flatMap(present -> present.validate(value).stream()
                 .min(Comparator.comparing((ConstraintViolation<Object> v) -> v.getPropertyPath().toString()))
                 .map(v -> v.getPropertyPath().toString().isEmpty()
                         ? v.getMessage()
-                        : "member '" + v.getPropertyPath() + "' " + v.getMessage());
+                        : "member '" + v.getPropertyPath() + "' " + v.getMessage()));
     }
 }

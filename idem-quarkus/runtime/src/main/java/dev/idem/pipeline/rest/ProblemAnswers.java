@@ -43,8 +43,8 @@ public class ProblemAnswers {
 
     /**
      * The body could not be read into the method's parameter (not well-formed JSON, a member of the
-     * wrong type, one that appears twice, or one the type does not declare where Jackson is told to
-     * refuse those): 400 {@code BAD_REQUEST}, {@code detail} naming the member. Nothing is stored.
+     * wrong type, or one the type does not declare where Jackson is told to refuse those): 400
+     * {@code BAD_REQUEST}, {@code detail} naming the member. Nothing is stored.
      */
     public Response bodyUnreadable(String detail) {
         return problem(400, "BAD_REQUEST", detail);
