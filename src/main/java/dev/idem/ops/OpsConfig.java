@@ -2,6 +2,7 @@ package dev.idem.ops;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -10,7 +11,7 @@ import java.util.OptionalInt;
 /**
  * What an operator sets: the admin token, archiving and retention, reconciliation, the console and
  * the dead letters ({@code idem.admin.*}, {@code idem.archive.*}, {@code idem.dedup.*},
- * {@code idem.reconciliation.*}, {@code idem.console.*}, {@code idem.dead-letters.*}).
+ * {@code idem.reconciliation.*}, {@code idem.console.*}, {@code idem.dead-letters.*}, {@code idem.tracing.*}).
  */
 @ConfigMapping(prefix = "idem")
 public interface OpsConfig {
@@ -26,6 +27,25 @@ public interface OpsConfig {
     Console console();
 
     DeadLetters deadLetters();
+
+    Tracing tracing();
+
+    /** Where traces go besides Quarkus' own OTLP settings ({@code quarkus.otel.*}), and where people read them. */
+    interface Tracing {
+        /** A Zipkin server's span endpoint, such as {@code http://127.0.0.1:9411/api/v2/spans}; none: no Zipkin export. */
+        Optional<URI> zipkinEndpoint();
+
+        /**
+         * A trace's page in a trace UI, {@code {traceId}} standing for its id: the console links key
+         * trails to it. By default Zipkin's own page when {@code zipkin-endpoint} is set.
+         */
+        Optional<String> traceUrl();
+
+        /** {@link #traceUrl}, or Zipkin's page for a trace of {@link #zipkinEndpoint}. */
+        default Optional<String> traceUrlOrZipkin() {
+            return traceUrl().or(() -> zipkinEndpoint().map(endpoint -> endpoint.resolve("/zipkin/traces/{traceId}").toString()));
+        }
+    }
 
     interface Admin {
         /** The token admin requests must carry; none outside dev and test: admin stays closed. */

@@ -6,7 +6,11 @@ import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.scheduler.ScheduledExecution;
 import io.smallrye.mutiny.Uni;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.TracingMetadata;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -112,12 +116,37 @@ public class OutboxRelay {
 
     private Uni<Void> send(List<OutboxEvent> events) {
         List<Uni<Void>> acks = events.stream()
-                .map(event -> kafka.sendMessage(Message.of(event.payload()).addMetadata(
+                .map(event -> kafka.sendMessage(inTrace(event, Message.of(event.payload()).addMetadata(
                         OutgoingKafkaRecordMetadata.<String>builder()
                                 .withTopic(event.topic())
                                 .withKey(event.key())
-                                .build())))
+                                .build()))))
                 .toList();
         return Uni.join().all(acks).andFailFast().replaceWithVoid();
     }
+
+    /**
+     * The event sent in the trace of the delivery that wrote it: the connector's tracing makes its
+     * send span a child of that delivery and puts the send's traceparent in the record's headers.
+     */
+    private static Message<String> inTrace(OutboxEvent event, Message<String> message) {
+        if (event.traceparent() == null) {
+            return message;
+        }
+        Context written = W3CTraceContextPropagator.getInstance().extract(Context.root(), event.traceparent(), TRACEPARENT);
+        return message.addMetadata(TracingMetadata.withCurrent(written));
+    }
+
+    /** A stored traceparent read as the one header a W3C carrier needs. */
+    private static final TextMapGetter<String> TRACEPARENT = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(String traceparent) {
+            return List.of("traceparent");
+        }
+
+        @Override
+        public String get(String traceparent, String name) {
+            return "traceparent".equals(name) ? traceparent : null;
+        }
+    };
 }

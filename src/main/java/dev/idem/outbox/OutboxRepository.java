@@ -4,6 +4,7 @@ import static dev.idem.pipeline.SqlTime.ts;
 
 import dev.idem.pipeline.SqlTime;
 
+import dev.idem.pipeline.Work;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Row;
@@ -24,13 +25,13 @@ public class OutboxRepository {
 
     /** One event per (topic, key): appending it again is a no-op, not an error. */
     private static final String APPEND = """
-            INSERT INTO outbox_event (topic, event_key, payload, created_at)
-            VALUES ($1, $2, $3, $4)
+            INSERT INTO outbox_event (topic, event_key, payload, created_at, traceparent)
+            VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT ON CONSTRAINT outbox_event_one_per_key DO NOTHING""";
 
     /** Oldest first; rows another relay is publishing are skipped, not waited for. */
     private static final String CLAIM = """
-            SELECT id, topic, event_key, payload::text AS payload FROM outbox_event
+            SELECT id, topic, event_key, payload::text AS payload, traceparent FROM outbox_event
             WHERE published_at IS NULL ORDER BY id LIMIT $1
             FOR UPDATE SKIP LOCKED""";
 
@@ -65,10 +66,12 @@ public class OutboxRepository {
 
     /**
      * Appends an event in the caller's transaction, so it exists exactly when the change does;
-     * the relay hears of it once that transaction committed.
+     * the relay hears of it once that transaction committed. On the pipeline's connection it keeps
+     * the delivery's trace, which the relay sends it in.
      */
     public Uni<Void> append(SqlConnection tx, String topic, String key, JsonObject payload) {
-        return tx.preparedQuery(APPEND).execute(Tuple.of(topic, key, payload, ts(clock.instant())))
+        return tx.preparedQuery(APPEND)
+                .execute(Tuple.of(topic, key, payload, ts(clock.instant()), Work.traceparent(tx).orElse(null)))
                 .invoke(() -> signalAtCommit(tx))
                 .replaceWithVoid();
     }
@@ -89,7 +92,7 @@ public class OutboxRepository {
             List<OutboxEvent> events = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 events.add(new OutboxEvent(row.getLong("id"), row.getString("topic"), row.getString("event_key"),
-                        row.getString("payload")));
+                        row.getString("payload"), row.getString("traceparent")));
             }
             return events;
         });

@@ -42,7 +42,7 @@ final class PipelineRig {
     PipelineRig(Map<String, String> properties) {
         config = Configs.pipeline(properties);
         cache.expiring(clock, config);
-        protocol = new OnePhase(cache, store, config, metrics, clock);
+        protocol = new OnePhase(cache, store, config, metrics, clock, DeliveryTraces.NONE);
         groups = new GroupCommit(protocol, metrics, config);
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
         twoPhase = new TwoPhase(protocol, store, config, metrics, clock, handlers);

@@ -38,4 +38,11 @@ public record IdemRequest(String scope, String key, String fingerprint) {
         }
         return HexFormat.of().formatHex(digest.digest());
     }
+
+    /** SHA-256 of {@code bytes}, in hex. */
+    static String digest(byte[] bytes) {
+        MessageDigest digest = SHA_256.get();
+        digest.reset();
+        return HexFormat.of().formatHex(digest.digest(bytes));
+    }
 }

@@ -1,6 +1,7 @@
 package dev.idem.pipeline;
 
 import dev.idem.pipeline.DedupCache.PreCheck;
+import dev.idem.pipeline.DeliveryTraces.DeliverySpan;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -36,7 +37,7 @@ import java.util.stream.IntStream;
  *       its refusal recorded without it; after an error each delivery runs alone, so a failure
  *       stays with the delivery it belongs to;
  *   <li>DONE to Redis for what committed, and the claims of deliveries that kept no record given back;
- *   <li>each outcome counted.
+ *   <li>each outcome counted, and its span ended ({@link DeliveryTraces}).
  * </ol>
  * How deliveries are gathered into those transactions is a strategy beside this class: {@link Alone},
  * {@link GroupCommit} (concurrent requests share one), {@link PollRounds} (a Kafka poll). Failures of
@@ -54,9 +55,14 @@ class OnePhase {
     /**
      * A delivery on its way to the database. {@code suspect}: Redis did not claim the key for it
      * (another delivery marked it, or Redis was skipped), so its record may exist already and is
-     * looked up before any work runs.
+     * looked up before any work runs. {@code span}: its trace, which its record keeps.
      */
-    record Pending(IdemRequest request, Work work, boolean suspect) {}
+    record Pending(IdemRequest request, Work work, boolean suspect, DeliverySpan span) {
+        /** A delivery that is not traced. */
+        Pending(IdemRequest request, Work work, boolean suspect) {
+            this(request, work, suspect, DeliverySpan.NONE);
+        }
+    }
 
     /** What became of a delivery in the database. */
     sealed interface Settled {
@@ -79,8 +85,11 @@ class OnePhase {
     private final PipelineMetrics metrics;
     private final Clock clock;
     private final Mistakes mistakes;
+    private final DeliveryTraces traces;
 
-    OnePhase(DedupCache cache, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock) {
+    OnePhase(DedupCache cache, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
+             DeliveryTraces traces) {
+        this.traces = traces;
         this.cache = cache;
         this.store = store;
         this.config = config;
@@ -100,13 +109,13 @@ class OnePhase {
     Uni<List<Outcome>> run(List<IdempotencyPipeline.Item> items, Transactions transactions, boolean awaitCache) {
         return cacheFirst(items.stream().map(IdempotencyPipeline.Item::request).toList(),
                 unanswered -> transactions.settle(unanswered.stream()
-                        .map(u -> new Pending(u.request(), items.get(u.index()).work(), u.suspect()))
+                        .map(u -> new Pending(u.request(), items.get(u.index()).work(), u.suspect(), u.span()))
                         .toList()),
                 awaitCache);
     }
 
-    /** A delivery Redis could not answer: its place among the requests, and whether it is a {@link Pending#suspect}. */
-    record Unanswered(int index, IdemRequest request, boolean suspect) {}
+    /** A delivery Redis could not answer: its place among the requests, whether it is a {@link Pending#suspect}, its span. */
+    record Unanswered(int index, IdemRequest request, boolean suspect, DeliverySpan span) {}
 
     /**
      * Steps 1, 4 and 5, which the two-phase protocol shares: the pre-check, {@code database} for
@@ -116,13 +125,19 @@ class OnePhase {
     Uni<List<Outcome>> cacheFirst(List<IdemRequest> requests, Function<List<Unanswered>, Uni<List<Settled>>> database,
                                   boolean awaitCache) {
         Outcome[] outcomes = new Outcome[requests.size()];
+        boolean[] byCache = new boolean[requests.size()];
+        DeliverySpan[] spans = new DeliverySpan[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            spans[i] = traces.start(requests.get(i));
+        }
         return cache.preCheckAll(requests).chain(checks -> {
             List<Unanswered> unanswered = new ArrayList<>();
             for (int i = 0; i < requests.size(); i++) {
                 if (checks.get(i) instanceof PreCheck.Done done) {
                     outcomes[i] = Outcomes.ofCache(requests.get(i), done);
+                    byCache[i] = true;
                 } else {
-                    unanswered.add(new Unanswered(i, requests.get(i), !(checks.get(i) instanceof PreCheck.Claimed)));
+                    unanswered.add(new Unanswered(i, requests.get(i), !(checks.get(i) instanceof PreCheck.Claimed), spans[i]));
                 }
             }
             if (unanswered.isEmpty()) {
@@ -151,6 +166,9 @@ class OnePhase {
             for (int i = 0; i < outcomes.length; i++) {
                 if (outcomes[i] != null) {
                     metrics.outcome(requests.get(i).scope(), outcomes[i]);
+                    spans[i].end(outcomes[i], byCache[i]);
+                } else {
+                    spans[i].failed(failure);
                 }
             }
             return failure == null
@@ -207,6 +225,7 @@ class OnePhase {
         if (open.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
+        open.forEach(i -> pending.get(i).span().grouped(open.size()));
         return store.transaction(lockBound(pending, open), tx -> decide(tx, pending, open, vanished), round -> round.commit)
                 .onItemOrFailure().transformToUni((round, failure) -> {
                     if (failure == null) {
@@ -340,11 +359,12 @@ class OnePhase {
         List<Uni<Ran>> runs = new ArrayList<>(working.size());
         for (int i : working) {
             Pending delivery = pending.get(i);
-            SqlConnection watched = WatchedConnection.watch(tx, delivery.request().scope());
+            SqlConnection watched = WatchedConnection.watch(tx, delivery.request().scope(), delivery.span().traceparent());
             long started = System.nanoTime();
             Uni<Effect> effect;
             try {
-                effect = Objects.requireNonNull(delivery.work().run(watched), "the work answered null, not a Uni");
+                effect = Objects.requireNonNull(delivery.span().current(() -> delivery.work().run(watched)),
+                        "the work answered null, not a Uni");
             } catch (RuntimeException thrown) {
                 effect = Uni.createFrom().failure(thrown);
             }
@@ -366,7 +386,7 @@ class OnePhase {
         }
         List<Pending> next = new ArrayList<>(pending);
         refused.forEach((i, refusal) -> next.set(i, new Pending(pending.get(i).request(),
-                new Work.Known(refusal, tx -> Uni.createFrom().voidItem()), pending.get(i).suspect())));
+                new Work.Known(refusal, tx -> Uni.createFrom().voidItem()), pending.get(i).suspect(), pending.get(i).span())));
         return next;
     }
 
@@ -404,7 +424,8 @@ class OnePhase {
         for (int j = 0; j < working.size(); j++) {
             int i = working.get(j);
             Outcome outcome = Outcomes.ofEffect(effects.get(j));
-            JsonObject stored = Outcomes.stored(effects.get(j), config.storesRefusals(pending.get(i).request().scope()));
+            JsonObject stored = Outcomes.stored(effects.get(j), config.storesRefusals(pending.get(i).request().scope()),
+                    pending.get(i).span().traceId());
             if (stored == null) {
                 round.decided.put(i, new Settled.Decided(outcome, null));
             } else {

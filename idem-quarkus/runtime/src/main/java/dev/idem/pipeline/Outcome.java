@@ -18,8 +18,17 @@ public sealed interface Outcome {
         }
     }
 
-    /** The work had already been done; {@code result} is the first delivery's. */
-    record Duplicate(Layer layer, JsonObject result) implements Outcome {
+    /**
+     * The work had already been done; {@code result} is the first delivery's, and
+     * {@code firstTraceId} the trace of the delivery that did it, when that one was traced.
+     */
+    record Duplicate(Layer layer, JsonObject result, Optional<String> firstTraceId) implements Outcome {
+
+        /** A duplicate whose first delivery's trace is not known. */
+        public Duplicate(Layer layer, JsonObject result) {
+            this(layer, result, Optional.empty());
+        }
+
         /** What {@code cases} makes of this outcome. */
         public <T> T accept(Cases<T> cases) {
             return cases.duplicate(this);

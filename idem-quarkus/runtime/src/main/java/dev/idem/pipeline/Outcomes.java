@@ -18,6 +18,12 @@ final class Outcomes {
      */
     static final String REFUSAL = "idem.refusal";
 
+    /**
+     * The member of a stored answer that names the trace of the delivery that did the work, where
+     * it was traced: kept in the same write as the answer, and given to its duplicates' spans.
+     */
+    static final String TRACE = "idem.trace_id";
+
     private Outcomes() {}
 
     /** DONE in the cache: a duplicate, or the key reused with other content. */
@@ -29,12 +35,23 @@ final class Outcomes {
 
     /** The key's answer, stored by its first delivery and found by {@code layer}: a result, or a refusal. */
     static Outcome answered(Layer layer, JsonObject stored) {
+        Optional<String> firstTrace = Optional.empty();
+        if (stored.getValue(TRACE) instanceof String trace) {
+            firstTrace = Optional.of(trace);
+            stored = stored.copy();
+            stored.remove(TRACE);
+        }
         if (stored.size() == 1 && stored.getValue(REFUSAL) instanceof JsonObject refusal) {
             return new Outcome.Rejected(refusal.getString("reason"), refusal.getString("detail"),
                     refusal.getValue("result") instanceof JsonObject result ? result : new JsonObject(),
                     Optional.of(layer));
         }
-        return new Outcome.Duplicate(layer, stored);
+        return new Outcome.Duplicate(layer, stored, firstTrace);
+    }
+
+    /** The trace id kept with a stored answer, if its first delivery was traced. */
+    static Optional<String> firstTrace(JsonObject stored) {
+        return stored != null && stored.getValue(TRACE) instanceof String trace ? Optional.of(trace) : Optional.empty();
     }
 
     /** A committed row that another delivery wrote: same payload or not, finished or not. */
@@ -55,18 +72,24 @@ final class Outcomes {
     }
 
     /**
-     * What the key keeps as its answer after {@code effect}; for a refusal, null unless it is to be
-     * stored and {@code refusals} (its scope stores them): then nothing is kept, and a retry is
-     * judged afresh.
+     * What the key keeps as its answer after {@code effect}, with the {@code trace} of the delivery
+     * that did the work (null: not traced); for a refusal, null unless it is to be stored and
+     * {@code refusals} (its scope stores them): then nothing is kept, and a retry is judged afresh.
      */
-    static JsonObject stored(Effect effect, boolean refusals) {
+    static JsonObject stored(Effect effect, boolean refusals, String trace) {
+        JsonObject stored;
         if (effect instanceof Effect.Rejected refused) {
-            return kept(refused, refusals) ? new JsonObject().put(REFUSAL, new JsonObject()
+            if (!kept(refused, refusals)) {
+                return null;
+            }
+            stored = new JsonObject().put(REFUSAL, new JsonObject()
                     .put("reason", refused.reason())
                     .put("detail", refused.detail())
-                    .put("result", refused.result())) : null;
+                    .put("result", refused.result()));
+        } else {
+            stored = effect.accept(RESULT);
         }
-        return effect.accept(RESULT);
+        return trace == null ? stored : stored.copy().put(TRACE, trace);
     }
 
     /** Whether {@code refused} is its key's answer: it is to be stored, and its scope stores {@code refusals}. */

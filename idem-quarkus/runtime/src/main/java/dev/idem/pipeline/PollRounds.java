@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A Kafka poll through the {@link OnePhase} protocol: one round per copy of a key, each round one
@@ -33,7 +34,8 @@ class PollRounds implements Gathering {
         Uni<Void> done = Uni.createFrom().voidItem();
         for (List<Integer> round : rounds(items)) {
             List<Item> part = round.stream().map(items::get).toList();
-            done = done.chain(() -> protocol.run(part, protocol::transact, true).invoke(settled -> {
+            Supplier<Uni<List<Outcome>>> run = DeliveryTraces.inThisTrace(() -> protocol.run(part, protocol::transact, true));
+            done = done.chain(() -> run.get().invoke(settled -> {
                 for (int j = 0; j < round.size(); j++) {
                     outcomes.set(round.get(j), settled.get(j));
                 }

@@ -1,5 +1,6 @@
 package dev.idem.pipeline;
 
+import dev.idem.pipeline.DeliveryTraces.DeliverySpan;
 import dev.idem.pipeline.OnePhase.Settled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -64,7 +65,7 @@ class TwoPhase {
                                 Decision::commit)
                         .chain(decision -> decision.acquired() == null
                                 ? Uni.createFrom().item(decision.settled())
-                                : attempt(work, decision.acquired()))
+                                : attempt(work, decision.acquired(), unanswered.get(0).span()))
                         .map(settled -> List.<Settled>of(settled)), false)
                 .map(outcomes -> outcomes.get(0));
     }
@@ -89,9 +90,9 @@ class TwoPhase {
                 return Uni.createFrom().item(Resumption.LOST);
             }
             IdemRequest request = seized.lease().request();
-            return attempt(work.get(), seized.lease())
+            return attempt(work.get(), seized.lease(), DeliverySpan.NONE)
                     // not a claim of this delivery's (a suspect): Redis hears DONE, no claim is given back
-                    .call(done -> protocol.afterCommit(List.of(new OnePhase.Unanswered(0, request, true)), List.of(done)))
+                    .call(done -> protocol.afterCommit(List.of(new OnePhase.Unanswered(0, request, true, DeliverySpan.NONE)), List.of(done)))
                     .map(done -> done.outcome().accept(Resumption.AFTER_TAKEOVER));
         });
     }
@@ -124,9 +125,9 @@ class TwoPhase {
      * The work's effect becomes the key's stored result in the transaction that {@code complete}
      * writes it in; {@code complete} answering false (a two-phase lease lost meanwhile) rolls back.
      */
-    private Uni<Decision> record(Effect effect, Function<JsonObject, Uni<Boolean>> complete) {
+    private Uni<Decision> record(Effect effect, String trace, Function<JsonObject, Uni<Boolean>> complete) {
         Outcome outcome = Outcomes.ofEffect(effect);
-        JsonObject stored = Outcomes.stored(effect, false);   // a refusal at confirmation is a failed attempt
+        JsonObject stored = Outcomes.stored(effect, false, trace);   // a refusal at confirmation is a failed attempt
         if (stored == null) {
             return Uni.createFrom().item(Decision.rollback(outcome));
         }
@@ -138,21 +139,24 @@ class TwoPhase {
 
     // --- two-phase: attempts under a lease ------------------------------------------------------
 
-    /** One run of the effect under {@code lease}, then its confirmation or the record of its failure. */
-    private Uni<Settled.Decided> attempt(TwoPhaseWork work, Lease lease) {
-        return Uni.createFrom().deferred(() -> work.perform(lease.request().key(), lease.payload()))
+    /**
+     * One run of the effect under {@code lease}, then its confirmation or the record of its failure;
+     * {@code span}: the delivery's, whose trace the effect's calls join and the record keeps.
+     */
+    private Uni<Settled.Decided> attempt(TwoPhaseWork work, Lease lease, DeliverySpan span) {
+        return Uni.createFrom().deferred(() -> span.current(() -> work.perform(lease.request().key(), lease.payload())))
                 // the effect's own timeout comes first; this bound only keeps a broken one from holding on
                 .ifNoItem().after(config.lease()).fail()
                 .onItemOrFailure().transformToUni((performed, failure) -> failure == null
-                        ? confirm(work, lease, performed)
+                        ? confirm(work, lease, performed, span.traceId())
                         : failed(lease, failure.toString()).map(outcome -> new Settled.Decided(outcome, null)));
     }
 
     /** DONE and the local business change in one transaction, if {@code lease} still holds the record. */
-    private Uni<Settled.Decided> confirm(TwoPhaseWork work, Lease lease, JsonObject performed) {
+    private Uni<Settled.Decided> confirm(TwoPhaseWork work, Lease lease, JsonObject performed, String trace) {
         IdemRequest request = lease.request();
         return store.transaction(Optional.empty(), tx -> work.confirm(tx, request.key(), lease.payload(), performed)
-                        .chain(effect -> record(effect, stored -> store.confirm(tx, lease, stored, clock.instant()))),
+                        .chain(effect -> record(effect, trace, stored -> store.confirm(tx, lease, stored, clock.instant()))),
                         Decision::commit)
                 .chain(decision -> decision.settled().outcome() instanceof Outcome.Rejected refused
                         ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())

@@ -29,17 +29,27 @@ final class WatchedConnection implements SqlConnection {
 
     private final SqlConnection delegate;
     private final String scope;
+    private final String traceparent;
     private int statements;
     private int changes;
 
-    WatchedConnection(SqlConnection delegate, String scope) {
+    WatchedConnection(SqlConnection delegate, String scope, String traceparent) {
         this.delegate = delegate;
         this.scope = scope;
+        this.traceparent = traceparent;
     }
 
-    /** The connection {@code tx} wraps, for the work of a delivery of {@code scope}. */
-    static io.vertx.mutiny.sqlclient.SqlConnection watch(io.vertx.mutiny.sqlclient.SqlConnection tx, String scope) {
-        return new io.vertx.mutiny.sqlclient.SqlConnection(new WatchedConnection(tx.getDelegate(), scope));
+    /** The connection {@code tx} wraps, for the work of a delivery of {@code scope} in the trace {@code traceparent} (null: none). */
+    static io.vertx.mutiny.sqlclient.SqlConnection watch(io.vertx.mutiny.sqlclient.SqlConnection tx, String scope,
+                                                         String traceparent) {
+        return new io.vertx.mutiny.sqlclient.SqlConnection(new WatchedConnection(tx.getDelegate(), scope, traceparent));
+    }
+
+    /** The W3C traceparent of the delivery whose work was given {@code tx}, when it is traced. */
+    static java.util.Optional<String> traceparent(io.vertx.mutiny.sqlclient.SqlClient tx) {
+        return tx.getDelegate() instanceof WatchedConnection watched
+                ? java.util.Optional.ofNullable(watched.traceparent)
+                : java.util.Optional.empty();
     }
 
     /** The statements sent so far, through {@code tx} when {@link #watch} made it, else -1. */

@@ -3,6 +3,7 @@ package dev.idem.pipeline;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** The business change a key guards; it runs on the pipeline's connection, inside its transaction. */
@@ -22,6 +23,15 @@ public interface Work {
      */
     static Work applying(JsonObject result, Function<SqlConnection, Uni<Void>> change) {
         return new Known(new Effect.Processed(result), change);
+    }
+
+    /**
+     * The W3C {@code traceparent} of the delivery whose work was given {@code tx}, when the service
+     * traces: what a work sends on keeps it (an outbox event, say), so that whoever applies that
+     * next continues the delivery's trace. Empty for a connection the pipeline did not give.
+     */
+    static Optional<String> traceparent(SqlConnection tx) {
+        return WatchedConnection.traceparent(tx);
     }
 
     /** A work of {@link #applying}: its effect, and the statements that make it so. */

@@ -72,6 +72,7 @@ class IdemPipelineProcessor {
                         PACKAGE + "DedupArchive",
                         PACKAGE + "RetentionCheck",
                         PACKAGE + "OnePhase",
+                        PACKAGE + "DeliveryTraces",
                         PACKAGE + "Alone",
                         PACKAGE + "GroupCommit",
                         PACKAGE + "PollRounds",

@@ -2,6 +2,7 @@ package dev.idem.pipeline.kafka;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.pipeline.DeliveryTraces;
 import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
@@ -15,6 +16,7 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.KafkaRecordBatch;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
@@ -75,11 +77,12 @@ public class IdempotentConsumer {
         this.pipeline = pipeline;
         this.workAttempts = Math.max(1, config.workAttempts());
         this.registry = registry;
-        // a context on each event loop in turn, for the partitions' lanes
+        // a context on each event loop in turn, for the partitions' lanes; each task on a duplicate
+        // of it, as Quarkus runs every message: what a task keeps in its context (its trace) is its own
         VertxInternal internal = (VertxInternal) vertx;
         for (EventExecutor ignored : internal.getEventLoopGroup()) {
             Context loop = internal.createEventLoopContext();
-            loops.add(task -> loop.runOnContext(nothing -> task.run()));
+            loops.add(task -> VertxContext.createNewDuplicatedContext(loop).runOnContext(nothing -> task.run()));
         }
     }
 
@@ -239,7 +242,8 @@ public class IdempotentConsumer {
         if (round.records().isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return Uni.createFrom().deferred(() -> round.applyAll().apply(round.values()))
+        return Uni.createFrom().deferred(() -> DeliveryTraces.within(RecordTraces.of(round.records()),
+                        () -> round.applyAll().apply(round.values())))
                 .onItemOrFailure().transformToUni((outcomes, failure) -> {
                     if (failure == null) {
                         return dispose(round, outcomes, retry, failures);
