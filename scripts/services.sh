@@ -8,6 +8,7 @@
 #   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up), empty their Redis databases
 #   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
 #   scripts/services.sh kafka-cluster  the tests' three-broker Kafka (29092-29094, replication 3)
+#   scripts/services.sh tracing [down]  a Zipkin server on 9411, where ./idem run sends its traces
 #   scripts/services.sh postgres-ha [status|down [--purge]]  three PostgreSQL nodes under Patroni
 #                                  (etcd, synchronous_mode) behind HAProxy: primary 5440, replicas
 #                                  5439; `down` keeps the data, `down --purge` removes it
@@ -76,6 +77,8 @@ source "$ROOT/scripts/lib/redis-cluster.sh"
 source "$ROOT/scripts/lib/kafka-cluster.sh"
 # shellcheck source=scripts/lib/postgres-ha.sh
 source "$ROOT/scripts/lib/postgres-ha.sh"
+# shellcheck source=scripts/lib/zipkin.sh
+source "$ROOT/scripts/lib/zipkin.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -330,6 +333,7 @@ main() {
       ;;
     down)
       lock
+      zipkin_down
       (kafka_cluster_down)
       redis_cluster_down
       pg_ha_down
@@ -348,6 +352,17 @@ main() {
     kafka-cluster)
       lock
       (kafka_cluster_up)
+      ;;
+    tracing)
+      lock
+      case ${2:-up} in
+        up) zipkin_up ;;
+        down) zipkin_down ;;
+        *)
+          echo "usage: ${0##*/} tracing [down]" >&2
+          return 2
+          ;;
+      esac
       ;;
     postgres-ha)
       case ${2:-up} in
@@ -374,7 +389,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|postgres-ha [status|down [--purge]]" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]" >&2
       return 2
       ;;
   esac
