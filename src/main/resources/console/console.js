@@ -479,6 +479,8 @@ async function lookUp() {
         + ', created ' + record.createdAt + ', updated ' + record.updatedAt + ', expires ' + record.expiresAt
         + (record.leaseUntil ? ', lease until ' + record.leaseUntil : '')),
     el('dt', {}, 'Result'), el('dd', { class: 'value' }, record && record.result ? JSON.stringify(record.result) : ''),
+    el('dt', {}, 'Applied in trace'), el('dd', { class: 'value' }, !record || !record.traceId ? 'not traced'
+      : trail.traceUrl ? el('a', { href: trail.traceUrl, target: '_blank', rel: 'noopener' }, record.traceId) : record.traceId),
     el('dt', {}, 'Archived'), el('dd', {}, trail.archived.length === 0 ? 'never'
       : trail.archived.map((a) => a.status + ' archived ' + a.archivedAt).join('; ')));
   out.replaceChildren(list);

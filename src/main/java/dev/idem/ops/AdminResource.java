@@ -36,9 +36,11 @@ public class AdminResource {
     private final DedupAdmin dedup;
     private final DeadLetters deadLetters;
     private final ConsoleHistory history;
+    private final Optional<String> traceUrl;
 
     AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup, DeadLetters deadLetters,
-                  ConsoleHistory history) {
+                  ConsoleHistory history, OpsConfig config) {
+        this.traceUrl = config.tracing().traceUrlOrZipkin();
         this.reconciliation = reconciliation;
         this.archiver = archiver;
         this.dedup = dedup;
@@ -107,8 +109,17 @@ public class AdminResource {
             return Uni.createFrom().item(Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key"));
         }
         return dedup.trail(scope, key).map(found -> found
+                .map(this::withTraceUrl)
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key")));
+    }
+
+    /** The page of the trace that applied the key, when a trace UI is known. */
+    private JsonObject withTraceUrl(JsonObject trail) {
+        JsonObject record = trail.getJsonObject("record");
+        String traceId = record == null ? null : record.getString("traceId");
+        return traceId == null || traceUrl.isEmpty() ? trail
+                : trail.put("traceUrl", traceUrl.get().replace("{traceId}", traceId));
     }
 
     /** {@code limit} (default 100, at most 1000): the newest that many, newest first. */

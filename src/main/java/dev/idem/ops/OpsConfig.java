@@ -43,7 +43,8 @@ public interface OpsConfig {
 
         /** {@link #traceUrl}, or Zipkin's page for a trace of {@link #zipkinEndpoint}. */
         default Optional<String> traceUrlOrZipkin() {
-            return traceUrl().or(() -> zipkinEndpoint().map(endpoint -> endpoint.resolve("/zipkin/traces/{traceId}").toString()));
+            return traceUrl().or(() -> zipkinEndpoint()
+                    .map(endpoint -> endpoint.getScheme() + "://" + endpoint.getRawAuthority() + "/zipkin/traces/{traceId}"));
         }
     }
 

@@ -23,11 +23,16 @@ public class TracingSwitch implements ConfigSourceInterceptor {
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
-        if (value != null || !SDK_DISABLED.equals(name)) {
+        if (!SDK_DISABLED.equals(name) || set(value)) {
             return value;
         }
-        boolean exported = EXPORTERS.stream().map(context::proceed)
-                .anyMatch(named -> named != null && named.getValue() != null && !named.getValue().isBlank());
+        boolean exported = EXPORTERS.stream().map(context::proceed).anyMatch(TracingSwitch::set);
         return ConfigValue.builder().withName(name).withValue(Boolean.toString(!exported)).build();
+    }
+
+    /** Set by someone: not empty, and not the default a configuration mapping declares (the lowest ordinal). */
+    private static boolean set(ConfigValue value) {
+        return value != null && value.getValue() != null && !value.getValue().isBlank()
+                && value.getConfigSourceOrdinal() > Integer.MIN_VALUE;
     }
 }

@@ -94,6 +94,12 @@ class TracesTest {
         assertTrue(trace(first).stream().anyMatch(s -> ((JsonObject) s).getString("id").equals(grant.getString("parentId"))),
                 "the grant's span has its parent in the callback's trace");
 
+        // the key's trail names the trace that applied it, and links to it in Zipkin
+        given().header("X-Admin-Token", "test-admin-token").get("/admin/dedup/payment-callback/" + tradeNo + ":SUCCESS")
+                .then().statusCode(200)
+                .body("record.traceId", equalTo(first))
+                .body("traceUrl", equalTo(ZIPKIN + "/zipkin/traces/" + first));
+
         for (String trace : List.of(first, second)) {
             String exported = trace(trace).encode();
             assertFalse(exported.contains(tradeNo), "the trade number left in a span of " + trace);

@@ -192,6 +192,7 @@ public class DedupAdmin {
                 .put("fingerprint", r.fingerprint())
                 .put("attempts", r.attempts())
                 .put("result", r.result())
+                .put("traceId", Outcomes.firstTrace(r.result()).orElse(null))
                 .put("leaseUntil", r.leaseUntil() == null ? null : r.leaseUntil().toString())
                 .put("createdAt", r.createdAt().toString())
                 .put("updatedAt", r.updatedAt().toString())
