@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local servers for idem: PostgreSQL (5432), Redis (6379) and a single-node
-# KRaft Kafka broker (9092, controller 9093), all on 127.0.0.1.
+# KRaft Kafka broker (9092, controller 9095), all on 127.0.0.1.
 #
 #   scripts/services.sh up      start what is not running, reuse what is
 #   scripts/services.sh down    stop only what this script started
@@ -48,7 +48,9 @@ REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
 
 KAFKA_PORT=9092
-KAFKA_CONTROLLER_PORT=9093
+# not 9093, Alertmanager's (services monitoring); data formatted when the controller had it starts as
+# it is: a static quorum keeps voters' ids in its data, not their addresses
+KAFKA_CONTROLLER_PORT=9095
 KAFKA_PARTITIONS=4
 KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
   gift-card-issues gift-card-issues-dlq)
