@@ -84,6 +84,7 @@
 #                                5 min) and reconciliation running: latency and RSS per minute, and
 #                                their slopes. No fault: the instances reach PostgreSQL and Redis
 #                                without the relays
+#   ./idem chaos alerts          the alerts' live check against an idem of its own (scripts/alerts.sh)
 #   ./idem chaos down            stop what an interrupted suite left running
 set -euo pipefail
 
@@ -808,10 +809,11 @@ case "${1:-run}" in
     CHAOS_FAULTS=soak
     suite
     ;;
+  alerts) exec bash "$ROOT/scripts/alerts.sh" ;;
   fault) fault "${2:?fault name}" ;;
   down) down ;;
   *)
-    echo "usage: scripts/chaos.sh [run|cluster|ha|soak|down|fault NAME]" >&2
+    echo "usage: scripts/chaos.sh [run|cluster|ha|soak|alerts|down|fault NAME]" >&2
     exit 2
     ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local servers for idem: PostgreSQL (5432), Redis (6379) and a single-node
-# KRaft Kafka broker (9092, controller 9093), all on 127.0.0.1.
+# KRaft Kafka broker (9092, controller 9095), all on 127.0.0.1.
 #
 #   scripts/services.sh up      start what is not running, reuse what is
 #   scripts/services.sh down    stop only what this script started
@@ -12,6 +12,9 @@
 #   scripts/services.sh postgres-ha [status|down [--purge]]  three PostgreSQL nodes under Patroni
 #                                  (etcd, synchronous_mode) behind HAProxy: primary 5440, replicas
 #                                  5439; `down` keeps the data, `down --purge` removes it
+#   scripts/services.sh monitoring [down]  Prometheus (9090) scraping $IDEM_MONITOR_TARGETS with the
+#                                  rules of deploy/prometheus/, Alertmanager (9093) notifying
+#                                  $IDEM_ALERT_WEBHOOK
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -48,7 +51,9 @@ REDIS_PORT=6379
 REDIS_DIR="$STATE/redis"
 
 KAFKA_PORT=9092
-KAFKA_CONTROLLER_PORT=9093
+# not 9093, Alertmanager's (services monitoring); data formatted when the controller had it starts as
+# it is: a static quorum keeps voters' ids in its data, not their addresses
+KAFKA_CONTROLLER_PORT=9095
 KAFKA_PARTITIONS=4
 KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
   gift-card-issues gift-card-issues-dlq)
@@ -58,6 +63,13 @@ KAFKA_TOPICS+=(idem-it-voucher-grants idem-it-voucher-grants-dlq idem-it-ledger-
   idem-it-failing-postings idem-it-failing-postings-dlq)
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
+
+MONITORING_DIR="$STATE/monitoring"
+PROMETHEUS_PORT=9090
+ALERTMANAGER_PORT=9093
+MONITOR_TARGETS="${IDEM_MONITOR_TARGETS:-127.0.0.1:8080}"
+MONITOR_INTERVAL=5s
+ALERT_WEBHOOK="${IDEM_ALERT_WEBHOOK:-}"
 
 # File descriptor 9 holds the lock on $STATE/lock. Every long-lived process
 # started from here gets `9>&-` so that it does not keep the lock after we exit.
@@ -79,6 +91,8 @@ source "$ROOT/scripts/lib/kafka-cluster.sh"
 source "$ROOT/scripts/lib/postgres-ha.sh"
 # shellcheck source=scripts/lib/zipkin.sh
 source "$ROOT/scripts/lib/zipkin.sh"
+# shellcheck source=scripts/lib/monitoring.sh
+source "$ROOT/scripts/lib/monitoring.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -334,6 +348,7 @@ main() {
     down)
       lock
       zipkin_down
+      monitoring_down
       (kafka_cluster_down)
       redis_cluster_down
       pg_ha_down
@@ -382,6 +397,17 @@ main() {
           ;;
       esac
       ;;
+    monitoring)
+      lock
+      case ${2:-up} in
+        up) monitoring_up ;;
+        down) monitoring_down ;;
+        *)
+          echo "usage: ${0##*/} monitoring [down]" >&2
+          return 2
+          ;;
+      esac
+      ;;
     status)
       postgres_status || rc=3
       redis_status || rc=3
@@ -389,7 +415,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]" >&2
       return 2
       ;;
   esac
