@@ -368,16 +368,12 @@ main() {
       lock
       (kafka_cluster_up)
       ;;
-    tracing)
+    tracing | monitoring)
+      # zipkin_up/_down, monitoring_up/_down
+      local server=${cmd/tracing/zipkin}
+      [[ ${2:-up} == up || ${2:-} == down ]] || { echo "usage: ${0##*/} $cmd [down]" >&2; return 2; }
       lock
-      case ${2:-up} in
-        up) zipkin_up ;;
-        down) zipkin_down ;;
-        *)
-          echo "usage: ${0##*/} tracing [down]" >&2
-          return 2
-          ;;
-      esac
+      "${server}_${2:-up}"
       ;;
     postgres-ha)
       case ${2:-up} in
@@ -393,17 +389,6 @@ main() {
         status) pg_ha_status || return 3 ;;
         *)
           echo "usage: ${0##*/} postgres-ha [up|status|down [--purge]]" >&2
-          return 2
-          ;;
-      esac
-      ;;
-    monitoring)
-      lock
-      case ${2:-up} in
-        up) monitoring_up ;;
-        down) monitoring_down ;;
-        *)
-          echo "usage: ${0##*/} monitoring [down]" >&2
           return 2
           ;;
       esac
