@@ -385,6 +385,13 @@ case $rec_status in
   *) reconciliation="not available (answered $rec_status)" ;;
 esac
 
+# the trace of the delivery that applied the payment, in the trace UI the service names
+trace_line="not traced (start ./idem services tracing, then ./idem run)"
+if [[ "$(http "$WORK/trail" -H "X-Admin-Token: $ADMIN_TOKEN" "$URL/admin/dedup/payment-callback/$TRADE_NO:SUCCESS")" == 200 ]]; then
+  trace_line="$(jq -r '.traceUrl // (.record.traceId // empty | "trace \(.)") // empty' "$WORK/trail.body")"
+  [[ -n $trace_line ]] || trace_line="not traced (start ./idem services tracing, then ./idem run)"
+fi
+
 # ---------------------------------------------------------------- the story
 submit_line="$created created (201), $refused refused (409 TOKEN_INVALID)"
 ((${#other_submit[@]} == 0)) || submit_line+=", other: ${other_submit[*]}"
@@ -461,6 +468,7 @@ for scope in "${SCOPES[@]}"; do
 done
 echo
 echo "Reconciliation since $START: $reconciliation"
+echo "The trace of the delivery that did the work (its duplicates name it): $trace_line"
 echo
 if ((${#FAILED[@]} == 0)); then
   echo "Result: $((DELIVERIES + kafka_callback)) deliveries of one payment -> 1 order PAID, 1 coupon; every duplicate got the first delivery's answer."

@@ -61,9 +61,7 @@ public class DeliveryTraces {
             return DeliverySpan.NONE;
         }
         Context parent = Context.current();
-        SpanBuilder builder = tracer.spanBuilder("idem " + request.scope())
-                .setAttribute(SCOPE, request.scope())
-                .setAttribute(KEY_HASH, keyHash(request.key()));
+        SpanBuilder builder = tracer.spanBuilder("idem " + request.scope()).setAttribute(SCOPE, request.scope());
         List<SpanContext> mixed = parent.get(MIXED);
         if (mixed != null) {
             builder.setNoParent();
@@ -71,7 +69,12 @@ public class DeliveryTraces {
         } else {
             builder.setParent(parent);
         }
-        return new DeliverySpan(builder.startSpan());
+        Span span = builder.startSpan();
+        if (span.isRecording()) {
+            // hashed only for a span that is kept: one sampled out records nothing
+            span.setAttribute(KEY_HASH, keyHash(request.key()));
+        }
+        return new DeliverySpan(span);
     }
 
     /**
@@ -149,6 +152,10 @@ public class DeliveryTraces {
         /** What became of it, and whether the cache answered. */
         void end(Outcome outcome, boolean byCache) {
             if (span == null) {
+                return;
+            }
+            if (!span.isRecording()) {
+                span.end();
                 return;
             }
             span.setAttribute(OUTCOME, outcome.name().toLowerCase(java.util.Locale.ROOT));
