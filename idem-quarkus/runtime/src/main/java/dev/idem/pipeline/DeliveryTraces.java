@@ -12,6 +12,7 @@ import io.opentelemetry.context.Scope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
@@ -46,9 +47,14 @@ public class DeliveryTraces {
 
     private final Tracer tracer;
 
+    /**
+     * Quarkus' tracer when the service has one that exports: with {@code quarkus.otel.sdk.disabled}
+     * its tracer still makes spans, which go nowhere, so none are made here either.
+     */
     @Inject
-    DeliveryTraces(Instance<Tracer> tracers) {
-        this(tracers.isResolvable() ? tracers.get() : null);
+    DeliveryTraces(Instance<Tracer> tracers, @ConfigProperty(name = "quarkus.otel.sdk.disabled", defaultValue = "false")
+                   boolean disabled) {
+        this(tracers.isResolvable() && !disabled ? tracers.get() : null);
     }
 
     private DeliveryTraces(Tracer tracer) {
