@@ -297,8 +297,11 @@ stop_service() {
   stop_child "$pid" service
 }
 
+# bench_java [VAR=value...] <command> [--option value]...: the load generator, with those settings
 bench_java() {
-  "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" "$@"
+  local settings=()
+  while [[ ${1:-} =~ ^[A-Z_]+= ]]; do settings+=("$1"); shift; done
+  env "${settings[@]}" "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" "$@"
 }
 
 # phase <name> <command...>: runs one part; a failed part is reported and the run goes on.
@@ -689,13 +692,17 @@ ha_part() {
     flush_bench_redis
     start_service "H-$mode" IDEM_OUTBOX_RELAY_ENABLED=false \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" || continue
-    phase "HA ($mode) first deliveries" env BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" \
-      "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" http --port "$PORT" --pid "$SERVICE_PID" \
-      --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
+    phase "HA ($mode) first deliveries" bench_java BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" \
+      http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
     stop_service
     pg_ha_psql -d postgres -c "DROP DATABASE $db WITH (FORCE)" >/dev/null || log "could not drop $db"
   done
   pg_ha_synchronous true
+}
+
+# first_peak_over <n>: part http's first-delivery peak ÷ n (callbacks/s); nothing without one
+first_peak_over() {
+  [[ ! -f $OUT/http.json ]] || jq -r "(.callbacksFirst.peak.perSecond // 0) / $1 | select(. > 0)" "$OUT/http.json"
 }
 
 kafka_part() {
@@ -707,19 +714,13 @@ kafka_part() {
     # grants, bound the whole way), then at half of it. Each warms up first, at its own rate: the
     # first warms this service's callback path (the HTTP part warmed service A's), and each is a
     # new load generator process whose JIT would otherwise share the cores with the measurement.
-    rate=""
-    if [[ -f $OUT/http.json ]]; then
-      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 10' "$OUT/http.json")"
-    fi
-    if [[ -n $rate && $rate != 0 ]]; then
+    rate="$(first_peak_over 10)"
+    if [[ -n $rate ]]; then
       phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
         --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the first-delivery peak" \
         --warm-up true --out "$OUT/latency-light.json" || true
     fi
-    rate="${BENCH_LATENCY_RATE:-}"
-    if [[ -z $rate && -f $OUT/http.json ]]; then
-      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 2' "$OUT/http.json")"
-    fi
+    rate="${BENCH_LATENCY_RATE:-$(first_peak_over 2)}"
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
         --name lat --rate "$rate" --why "half the first-delivery peak" --warm-up true --out "$OUT/latency.json" || true
