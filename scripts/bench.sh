@@ -60,6 +60,8 @@
 #   BENCH_TRACING_CONCURRENCY=32   part tracing's one concurrency, the same for its three configurations
 #   BENCH_TRACING_ROUNDS=2    its rounds of the three, every other one in reverse order (off, all,
 #                             1 %, then 1 %, all, off: a drifting machine weighs on the three alike)
+#   BENCH_ZIPKIN              the Zipkin server part tracing sends spans to, as it runs (default: the
+#                             one of ./idem services tracing, http://127.0.0.1:9411, started if missing)
 #   BENCH_NATIVE              the native executable of part native (default: target/*-runner);
 #                             one of the benchmark's build, with the bare endpoint:
 #                             ./mvnw -Pbench -Dnative -DskipTests package, target/bench-service/*-runner
@@ -133,7 +135,6 @@ REDIS_PORT=6379
 REDIS_DB=6
 SECRET=bench-secret
 ADMIN_TOKEN=bench-admin
-ZIPKIN="http://$HOST:9411" # ./idem services tracing
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
   : "${BENCH_SECONDS:=3}" "${BENCH_WARMUP_SECONDS:=2}" "${BENCH_PEER_WARMUP_CALLBACKS:=6}" "${BENCH_PEER_WARMUP_KEYS:=3}"
@@ -160,6 +161,7 @@ BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
 BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
 BENCH_TRACING_CONCURRENCY="${BENCH_TRACING_CONCURRENCY:-32}"
 BENCH_TRACING_ROUNDS="${BENCH_TRACING_ROUNDS:-2}"
+ZIPKIN="${BENCH_ZIPKIN:-http://$HOST:9411}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
@@ -716,12 +718,13 @@ zipkin_spans() {
 
 # The price of traces: service T started fresh for each configuration (tracing off, as every other
 # service here; spans of every delivery to Zipkin; of 1 %), warmed up as A, then first deliveries at
-# one fixed concurrency, with RSS. Zipkin (started when missing) counts the spans that arrived
-# during each service's run, warm-up and the flush at its stop included.
+# one fixed concurrency, with RSS. Zipkin counts the spans that arrived during each service's run,
+# warm-up and the flush at its stop included.
 tracing_part() {
   local round config spans configs=(off all 1pct)
   local -A ratio=([off]="" [all]=1.0 [1pct]=0.01)
-  bash "$ROOT/scripts/services.sh" tracing 8>&- || return 1
+  [[ -n ${BENCH_ZIPKIN:-} ]] || bash "$ROOT/scripts/services.sh" tracing 8>&- || return 1
+  curl -fsS -m 10 -o /dev/null "$ZIPKIN/health" || { log "no healthy Zipkin at $ZIPKIN" && return 1; }
   for ((round = 1; round <= BENCH_TRACING_ROUNDS; round++)); do
     for config in "${configs[@]}"; do
       flush_bench_redis
