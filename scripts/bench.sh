@@ -730,7 +730,7 @@ tracing_part() {
       flush_bench_redis
       spans="$(zipkin_spans)"
       # shellcheck disable=SC2086 # two words or none, without blanks or globs in them
-      start_service "T-$config" IDEM_OUTBOX_RELAY_ENABLED=false ${ratio[$config]:+IDEM_TRACING_ZIPKIN_ENDPOINT=$ZIPKIN/api/v2/spans \
+      start_service "T$round-$config" IDEM_OUTBOX_RELAY_ENABLED=false ${ratio[$config]:+IDEM_TRACING_ZIPKIN_ENDPOINT=$ZIPKIN/api/v2/spans \
         QUARKUS_OTEL_TRACES_SAMPLER_ARG=${ratio[$config]}} || continue
       phase "tracing $config, round $round" bench_java BENCH_CONCURRENCY="$BENCH_TRACING_CONCURRENCY" http \
         --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-t$round-$config" --only first --out "$OUT/tracing.out" || true
