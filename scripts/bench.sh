@@ -18,6 +18,9 @@
 #      benchmark's build (BENCH_NATIVE below), so that the stack's own native ÷ jar stands beside;
 #   4c. service H on Postgres with failover: the first-delivery ramp through HAProxy, with a
 #      synchronous standby and without, beside A's single node;
+#   4d. service T, fresh for each of three configurations and warmed up as A: first deliveries at one
+#      fixed concurrency and RSS under them, with tracing off (no exporter), with every delivery
+#      sampled and with 1 % (spans to the Zipkin of ./idem services tracing); sampled ÷ off;
 #   5. service B (relay on): coupon grants/s through Kafka with the pipeline, then callback →
 #      coupon latency at a tenth and at half of the first-delivery capacity;
 #   6. service C (IDEM_BENCH_COUPONS_PIPELINE=false): the same grants without the pipeline;
@@ -47,13 +50,18 @@
 #                             (its jar from Maven Central, once, into .idem/); the table then gives
 #                             the CPU per request of every step, target/bench/<run>/profile/ its
 #                             stacks (collapsed, for flame graphs). Costs the service a few per cent
-#   BENCH_PARTS="limits http native ha kafka peers"   the parts to run: the machine's limits (pgbench,
-#                             redis-benchmark), the HTTP ramps, the native executable's start-up,
-#                             memory and HTTP ramps beside the jar's (when there is one), the
+#   BENCH_PARTS="limits http native ha tracing kafka peers"   the parts to run: the machine's limits
+#                             (pgbench, redis-benchmark), the HTTP ramps, the native executable's
+#                             start-up, memory and HTTP ramps beside the jar's (when there is one), the
 #                             first-delivery ramp on Postgres with failover (./idem services
-#                             postgres-ha) with a synchronous standby and without, the Kafka
-#                             grants and latencies, the comparison services; a ratio whose two sides
-#                             did not both run is n/a
+#                             postgres-ha) with a synchronous standby and without, the price of
+#                             tracing, the Kafka grants and latencies, the comparison services; a
+#                             ratio whose two sides did not both run is n/a
+#   BENCH_TRACING_CONCURRENCY=32   part tracing's one concurrency, the same for its three configurations
+#   BENCH_TRACING_ROUNDS=2    its rounds of the three, every other one in reverse order (off, all,
+#                             1 %, then 1 %, all, off: a drifting machine weighs on the three alike)
+#   BENCH_ZIPKIN              the Zipkin server part tracing sends spans to, as it runs (default: the
+#                             one of ./idem services tracing, http://127.0.0.1:9411, started if missing)
 #   BENCH_NATIVE              the native executable of part native (default: target/*-runner);
 #                             one of the benchmark's build, with the bare endpoint:
 #                             ./mvnw -Pbench -Dnative -DskipTests package, target/bench-service/*-runner
@@ -150,7 +158,10 @@ PROFILER_VERSION=4.1
 PROFILER_INTERVAL_MS=1
 BENCH_REDIS_POOL="${BENCH_REDIS_POOL:-64}"
 BENCH_TEST_WAIT="${BENCH_TEST_WAIT:-900}"
-BENCH_PARTS="${BENCH_PARTS:-limits http native ha kafka peers}"
+BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
+BENCH_TRACING_CONCURRENCY="${BENCH_TRACING_CONCURRENCY:-32}"
+BENCH_TRACING_ROUNDS="${BENCH_TRACING_ROUNDS:-2}"
+ZIPKIN="${BENCH_ZIPKIN:-http://$HOST:9411}"
 BENCH_PEERS="${BENCH_PEERS:-}"
 BENCH_PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}"
 BENCH_PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}"
@@ -297,8 +308,11 @@ stop_service() {
   stop_child "$pid" service
 }
 
+# bench_java [VAR=value...] <command> [--option value]...: the load generator, with those settings
 bench_java() {
-  "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" "$@"
+  local settings=()
+  while [[ ${1:-} =~ ^[A-Z_]+= ]]; do settings+=("$1"); shift; done
+  env "${settings[@]}" "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" "$@"
 }
 
 # phase <name> <command...>: runs one part; a failed part is reported and the run goes on.
@@ -689,13 +703,53 @@ ha_part() {
     flush_bench_redis
     start_service "H-$mode" IDEM_OUTBOX_RELAY_ENABLED=false \
       QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" || continue
-    phase "HA ($mode) first deliveries" env BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" \
-      "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$BENCH_JAR" http --port "$PORT" --pid "$SERVICE_PID" \
-      --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
+    phase "HA ($mode) first deliveries" bench_java BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_HA_PRIMARY_PORT/$db" \
+      http --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-ha-$mode" --only first --out "$OUT/ha-$mode-http.json" || true
     stop_service
     pg_ha_psql -d postgres -c "DROP DATABASE $db WITH (FORCE)" >/dev/null || log "could not drop $db"
   done
   pg_ha_synchronous true
+}
+
+# zipkin_spans: how many spans the Zipkin server has received (from any client), or null
+zipkin_spans() {
+  curl -fsS -m 3 "$ZIPKIN/metrics" 2>/dev/null | jq '."counter.zipkin_collector.spans.http" // null' || echo null
+}
+
+# The price of traces: service T started fresh for each configuration (tracing off, as every other
+# service here; spans of every delivery to Zipkin; of 1 %), warmed up as A, then first deliveries at
+# one fixed concurrency, with RSS. Zipkin counts the spans that arrived during each service's run,
+# warm-up and the flush at its stop included.
+tracing_part() {
+  local round config spans configs=(off all 1pct)
+  local -A ratio=([off]="" [all]=1.0 [1pct]=0.01)
+  [[ -n ${BENCH_ZIPKIN:-} ]] || bash "$ROOT/scripts/services.sh" tracing 8>&- || return 1
+  curl -fsS -m 10 -o /dev/null "$ZIPKIN/health" || { log "no healthy Zipkin at $ZIPKIN" && return 1; }
+  for ((round = 1; round <= BENCH_TRACING_ROUNDS; round++)); do
+    for config in "${configs[@]}"; do
+      flush_bench_redis
+      spans="$(zipkin_spans)"
+      # shellcheck disable=SC2086 # two words or none, without blanks or globs in them
+      start_service "T$round-$config" IDEM_OUTBOX_RELAY_ENABLED=false ${ratio[$config]:+IDEM_TRACING_ZIPKIN_ENDPOINT=$ZIPKIN/api/v2/spans \
+        QUARKUS_OTEL_TRACES_SAMPLER_ARG=${ratio[$config]}} || continue
+      phase "tracing $config, round $round" bench_java BENCH_CONCURRENCY="$BENCH_TRACING_CONCURRENCY" http \
+        --port "$PORT" --pid "$SERVICE_PID" --run "$RUN-t$round-$config" --only first --out "$OUT/tracing.out" || true
+      stop_service
+      [[ -f $OUT/tracing.out ]] || continue
+      jq -c --arg config "$config" --argjson round $round --argjson before "$spans" --argjson after "$(zipkin_spans)" \
+        '{config: $config, round: $round, zipkinSpans: (if $before and $after then $after - $before else null end)} + .' \
+        "$OUT/tracing.out" >>"$OUT/tracing.jsonl"
+      rm -f "$OUT/tracing.out"
+    done
+    configs=("${configs[2]}" "${configs[1]}" "${configs[0]}")
+  done
+  set_grants_aside
+  jq -s --argjson c "$BENCH_TRACING_CONCURRENCY" '{concurrency: $c, runs: .}' "$OUT/tracing.jsonl" >"$OUT/tracing.json"
+}
+
+# first_peak_over <n>: part http's first-delivery peak ÷ n (callbacks/s); nothing without one
+first_peak_over() {
+  [[ ! -f $OUT/http.json ]] || jq -r "(.callbacksFirst.peak.perSecond // 0) / $1 | select(. > 0)" "$OUT/http.json"
 }
 
 kafka_part() {
@@ -707,19 +761,13 @@ kafka_part() {
     # grants, bound the whole way), then at half of it. Each warms up first, at its own rate: the
     # first warms this service's callback path (the HTTP part warmed service A's), and each is a
     # new load generator process whose JIT would otherwise share the cores with the measurement.
-    rate=""
-    if [[ -f $OUT/http.json ]]; then
-      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 10' "$OUT/http.json")"
-    fi
-    if [[ -n $rate && $rate != 0 ]]; then
+    rate="$(first_peak_over 10)"
+    if [[ -n $rate ]]; then
       phase "callback → coupon latency (light load)" bench_java latency --port "$PORT" \
         --pid "$SERVICE_PID" --run "$RUN" --name latl --rate "$rate" --why "a tenth of the first-delivery peak" \
         --warm-up true --out "$OUT/latency-light.json" || true
     fi
-    rate="${BENCH_LATENCY_RATE:-}"
-    if [[ -z $rate && -f $OUT/http.json ]]; then
-      rate="$(jq -r '(.callbacksFirst.peak.perSecond // 0) / 2' "$OUT/http.json")"
-    fi
+    rate="${BENCH_LATENCY_RATE:-$(first_peak_over 2)}"
     if [[ -n $rate && $rate != 0 ]]; then
       phase "callback → coupon latency" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
         --name lat --rate "$rate" --why "half the first-delivery peak" --warm-up true --out "$OUT/latency.json" || true
@@ -1016,7 +1064,7 @@ main() {
 
   flush_bench_redis
   # the comparison alone (BENCH_PARTS=peers) runs on fresh databases only
-  if part limits || part http || part native || part kafka; then
+  if part limits || part http || part native || part tracing || part kafka; then
     phase "schema" migrate_once || true
     vacuum_tables
     DATA_WRITTEN=1
@@ -1030,6 +1078,7 @@ main() {
   if part http; then http_part; fi
   if part native; then native_part; fi
   if part ha; then phase "postgres-ha" ha_part || true; fi
+  if part tracing; then phase "tracing" tracing_part || true; fi
   if part kafka; then kafka_part; fi
   if part peers; then peers_part; fi
   cleanup_data

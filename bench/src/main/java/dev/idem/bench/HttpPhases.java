@@ -61,6 +61,7 @@ final class HttpPhases {
     private JsonObject all(String user) throws Exception {
         JsonObject result = new JsonObject();
         double warm = settings.warmupSeconds();
+        double[] warmCallbacks = {0};
         if (warm > 0) {
             Progress.say("warm-up: " + warm + " s per kind of request, not counted, until the JIT is quiet");
             Ops.Pool pool = new Ops.Pool(user + "-w");
@@ -70,6 +71,7 @@ final class HttpPhases {
                 // the orders' keys are in the tables now: plan the callbacks for tables that hold rows
                 Db.analyze(settings, "the warm-up orders of round " + round);
                 steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
+                warmCallbacks[0] = steps.get(steps.size() - 1).rate();
                 steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
                 if (bare) {
                     steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
@@ -84,7 +86,9 @@ final class HttpPhases {
         Ops.Pool pool = new Ops.Pool(user);
 
         Map<String, Double> m0 = metrics.snapshot();
-        double firstEstimate = FIRST_ESTIMATE;
+        // without a keyed ramp, the last warm-up's callbacks (c=16) size the orders of the first
+        // step, so that a ramp of one high step (a fixed concurrency) does not run out of them
+        double firstEstimate = Math.max(FIRST_ESTIMATE, warmCallbacks[0] * 1.5);
         int keyed = 0;
         if (!firstOnly) {
             Progress.say("Idempotency-Key first executions: POST /api/orders with new keys (these orders are paid next)");

@@ -6,8 +6,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** Merges the parts of one run into one JSON document and prints the table with its ratios. */
@@ -24,7 +28,7 @@ final class Report {
         Path dir = Path.of(args.get("dir"));
         JsonObject all = new JsonObject();
         for (String part : new String[] {"meta", "startup", "pgbench", "pgbench-grants", "redis", "http", "kafka-pipeline", "kafka-bare",
-                "latency-light", "latency", "profile", "native-http", "ha-sync-http", "ha-async-http"}) {
+                "latency-light", "latency", "profile", "native-http", "ha-sync-http", "ha-async-http", "tracing"}) {
             Path file = dir.resolve(part + ".json");
             if (Files.exists(file)) {
                 all.put(part, new JsonObject(Files.readString(file)));
@@ -48,7 +52,8 @@ final class Report {
     private JsonObject ratios() {
         JsonObject comparison = obj(all, "comparison");
         JsonObject nativeHttp = obj(all, "native-http");
-        return new JsonObject()
+        // with what traces cost a first delivery, every delivery sampled and 1 %, beside none
+        return tracingRatios(new JsonObject()
                 .put("nativeOverJarFirstDeliveries", ratio(peak(nativeHttp, "callbacksFirst"), peak("callbacksFirst"), 0.8))
                 .put("nativeOverJarDuplicates", ratio(peak(nativeHttp, "duplicates"), peak("duplicates"), 0.8))
                 // the same stack's least endpoint, natively and on the JVM: what 0.8 is to be read against
@@ -67,7 +72,7 @@ final class Report {
                 .put("duplicatesOverBareByConcurrency", inStep("duplicates", "bare"))
                 // the database's own limit for the grants ratio: no target of the service's
                 .put("grantsDatabaseWithOverWithout", ratio(pgbenchGrants("withPerSecond"),
-                        pgbenchGrants("withoutPerSecond"), null));
+                        pgbenchGrants("withoutPerSecond"), null)));
     }
 
     /**
@@ -118,6 +123,9 @@ final class Report {
         }
         if (obj(all, "ha-sync-http") != null) {
             failoverBesideSingleNode();
+        }
+        if (obj(all, "tracing") != null) {
+            tracingBesideOff();
         }
         JsonObject comparison = obj(all, "comparison");
         if (comparison != null) {
@@ -422,6 +430,79 @@ final class Report {
         line("| Patroni, asynchronous replication | " + atPeak(obj(obj(obj(all, "ha-async-http"), "callbacksFirst"), "peak"))
                 + " | " + value(ratio(peak(obj(all, "ha-async-http"), "callbacksFirst"), peak("callbacksFirst"), null)) + " |");
         line("| synchronous ÷ asynchronous, the same cluster | | " + value(ratios.getJsonObject("syncOverAsyncStandby")) + " |");
+    }
+
+    /** Part tracing's configurations: name, label, and the name of its ratios to tracing off. */
+    private static final String[][] TRACING = {{"off", "tracing off (no exporter)", null},
+            {"all", "every delivery sampled (ratio 1.0)", "tracingAllOverOff"},
+            {"1pct", "1 % sampled (ratio 0.01)", "tracingOnePercentOverOff"}};
+
+    /**
+     * Part tracing: first deliveries at one concurrency, each run on a fresh service; per
+     * configuration the mean of its runs (each run in parentheses) and the ratio to tracing off.
+     */
+    private void tracingBesideOff() {
+        JsonObject ratios = all.getJsonObject("ratios");
+        line("");
+        line("| tracing: first deliveries at c=" + obj(all, "tracing").getValue("concurrency") + ", a fresh service each run"
+                + " | callbacks/s | p99 | RSS under load | service CPU/delivery | spans to Zipkin | /s ÷ off | p99 ÷ off |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (String[] config : TRACING) {
+            List<JsonObject> peaks = tracingRuns(config[0]).stream().map(Report::tracingPeak).toList();
+            long failed = peaks.stream().mapToLong(p -> p.getLong("failed", 0L)).sum();
+            boolean dry = peaks.stream().anyMatch(p -> p.getBoolean("exhausted", false));
+            line("| " + config[1] + (failed > 0 ? "; " + failed + " failed" : "") + (dry ? "; a run ran out of orders" : "")
+                    + " | " + runs(config[0], r -> tracingPeak(r).getDouble("perSecond"), 0, "")
+                    + " | " + runs(config[0], r -> tracingPeak(r).getDouble("p99Ms"), 1, " ms")
+                    + " | " + runs(config[0], r -> r.getDouble("rssMaxKbDuringCallbacks", 0.0) / 1024, 0, " MB")
+                    + " | " + runs(config[0], Report::cpuMsPerDelivery, 3, " ms")
+                    + " | " + runs(config[0], r -> r.getDouble("zipkinSpans"), 0, "")
+                    + (config[2] == null ? " | 1 | 1 |" : " | " + value(ratios.getJsonObject(config[2])) + " | "
+                            + value(ratios.getJsonObject(config[2] + "P99")) + " |"));
+        }
+    }
+
+    /** The ratios of part tracing: each configuration's mean callbacks/s and p99 ÷ tracing off's. */
+    private JsonObject tracingRatios(JsonObject ratios) {
+        for (String[] config : new String[][] {TRACING[1], TRACING[2]}) {
+            ratios.put(config[2], tracingRatio(config[0], "perSecond")).put(config[2] + "P99", tracingRatio(config[0], "p99Ms"));
+        }
+        return ratios;
+    }
+
+    /** A configuration's runs of part tracing that measured something, in the order they ran. */
+    private List<JsonObject> tracingRuns(String config) {
+        JsonObject tracing = obj(all, "tracing");
+        return tracing == null ? List.of() : tracing.getJsonArray("runs").stream().map(JsonObject.class::cast)
+                .filter(r -> config.equals(r.getString("config")) && tracingPeak(r) != null).toList();
+    }
+
+    private static JsonObject tracingPeak(JsonObject run) {
+        return obj(obj(run, "callbacksFirst"), "peak");
+    }
+
+    /** The mean of a figure over a configuration's runs, or null when it has none. */
+    private Double tracingMean(String config, Function<JsonObject, Double> figure) {
+        List<Double> values = tracingRuns(config).stream().map(figure).filter(Objects::nonNull).toList();
+        return values.isEmpty() ? null : values.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+    }
+
+    private JsonObject tracingRatio(String config, String figure) {
+        Function<JsonObject, Double> peak = r -> tracingPeak(r).getDouble(figure);
+        return ratio(tracingMean(config, peak), tracingMean("off", peak), null);
+    }
+
+    /** "mean unit (run · run)", or n/a. */
+    private String runs(String config, Function<JsonObject, Double> figure, int digits, String unit) {
+        Double mean = tracingMean(config, figure);
+        List<JsonObject> runs = tracingRuns(config);
+        return mean == null ? "n/a" : fmt(mean, digits) + unit + (runs.size() < 2 ? ""
+                : runs.stream().map(r -> fmt(figure.apply(r), digits)).collect(Collectors.joining(" · ", " (", ")")));
+    }
+
+    private static Double cpuMsPerDelivery(JsonObject run) {
+        JsonObject cores = obj(tracingPeak(run), "cores");
+        return cores == null ? null : cores.getDouble("service") * 1000 / tracingPeak(run).getDouble("perSecond");
     }
 
     private static String value(JsonObject ratio) {
