@@ -77,12 +77,12 @@ class PostgresOutageTest {
                 Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                         .until(() -> Metrics.scrape().delta(before, "idem_messaging_retries_total", GRANTS_CHANNEL) >= 3);
                 // and the instance says it is not ready where an alert can count the minutes
-                Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
+                Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                         .until(() -> Metrics.scrape().value("idem_ready", Map.of()) == 0);
             } finally {
                 PostgresBehindProxy.proxy().restore();
             }
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                     .until(() -> Metrics.scrape().value("idem_ready", Map.of()) == 1);
 
             try {

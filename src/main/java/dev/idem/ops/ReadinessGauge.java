@@ -6,6 +6,7 @@ import io.quarkus.scheduler.Scheduled;
 import io.smallrye.health.SmallRyeHealthReporter;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -31,6 +32,8 @@ class ReadinessGauge {
     Uni<Void> refresh() {
         return health.getReadinessAsync()
                 .map(report -> report.isDown() ? 0 : 1)
+                // checks that do not answer within the refresh are not an instance ready to serve
+                .ifNoItem().after(Duration.ofSeconds(4)).recoverWithItem(0)
                 .onFailure().recoverWithItem(0)
                 .invoke(ready::set)
                 .replaceWithVoid();
