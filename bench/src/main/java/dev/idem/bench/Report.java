@@ -445,8 +445,9 @@ final class Report {
         JsonObject ratios = all.getJsonObject("ratios");
         line("");
         line("| tracing: first deliveries at c=" + obj(all, "tracing").getValue("concurrency") + ", a fresh service each run"
-                + " | callbacks/s | p99 | RSS under load | service CPU/delivery | spans to Zipkin | /s ÷ off | p99 ÷ off |");
-        line("|---|---:|---:|---:|---:|---:|---:|---:|");
+                + " | callbacks/s | p99 | RSS under load | service CPU/delivery | spans to Zipkin | cores of other"
+                + " processes (Zipkin here) | /s ÷ off | p99 ÷ off | CPU/delivery ÷ off |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (String[] config : TRACING) {
             List<JsonObject> peaks = tracingRuns(config[0]).stream().map(Report::tracingPeak).toList();
             long failed = peaks.stream().mapToLong(p -> p.getLong("failed", 0L)).sum();
@@ -457,15 +458,20 @@ final class Report {
                     + " | " + runs(config[0], r -> r.getDouble("rssMaxKbDuringCallbacks", 0.0) / 1024, 0, " MB")
                     + " | " + runs(config[0], Report::cpuMsPerDelivery, 3, " ms")
                     + " | " + runs(config[0], r -> r.getDouble("zipkinSpans"), 0, "")
-                    + (config[2] == null ? " | 1 | 1 |" : " | " + value(ratios.getJsonObject(config[2])) + " | "
-                            + value(ratios.getJsonObject(config[2] + "P99")) + " |"));
+                    + " | " + runs(config[0], r -> obj(tracingPeak(r), "cores") == null ? null
+                            : tracingPeak(r).getJsonObject("cores").getDouble("other"), 2, "")
+                    + (config[2] == null ? " | 1 | 1 | 1 |" : " | " + value(ratios.getJsonObject(config[2])) + " | "
+                            + value(ratios.getJsonObject(config[2] + "P99")) + " | "
+                            + value(ratios.getJsonObject(config[2] + "Cpu")) + " |"));
         }
     }
 
-    /** The ratios of part tracing: each configuration's mean callbacks/s and p99 ÷ tracing off's. */
+    /** The ratios of part tracing: each configuration's mean callbacks/s, p99 and service CPU per delivery ÷ tracing off's. */
     private JsonObject tracingRatios(JsonObject ratios) {
         for (String[] config : new String[][] {TRACING[1], TRACING[2]}) {
-            ratios.put(config[2], tracingRatio(config[0], "perSecond")).put(config[2] + "P99", tracingRatio(config[0], "p99Ms"));
+            ratios.put(config[2], tracingRatio(config[0], r -> tracingPeak(r).getDouble("perSecond")))
+                    .put(config[2] + "P99", tracingRatio(config[0], r -> tracingPeak(r).getDouble("p99Ms")))
+                    .put(config[2] + "Cpu", tracingRatio(config[0], Report::cpuMsPerDelivery));
         }
         return ratios;
     }
@@ -487,9 +493,8 @@ final class Report {
         return values.isEmpty() ? null : values.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
     }
 
-    private JsonObject tracingRatio(String config, String figure) {
-        Function<JsonObject, Double> peak = r -> tracingPeak(r).getDouble(figure);
-        return ratio(tracingMean(config, peak), tracingMean("off", peak), null);
+    private JsonObject tracingRatio(String config, Function<JsonObject, Double> figure) {
+        return ratio(tracingMean(config, figure), tracingMean("off", figure), null);
     }
 
     /** "mean unit (run · run)", or n/a. */
