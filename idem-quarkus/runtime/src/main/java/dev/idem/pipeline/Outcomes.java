@@ -35,9 +35,8 @@ final class Outcomes {
 
     /** The key's answer, stored by its first delivery and found by {@code layer}: a result, or a refusal. */
     static Outcome answered(Layer layer, JsonObject stored) {
-        Optional<String> firstTrace = Optional.empty();
-        if (stored.getValue(TRACE) instanceof String trace) {
-            firstTrace = Optional.of(trace);
+        Optional<String> firstTrace = firstTrace(stored);
+        if (firstTrace.isPresent()) {
             stored = stored.copy();
             stored.remove(TRACE);
         }
