@@ -771,7 +771,7 @@ suite() {
       log "two-phase: $(curl -fsS --max-time 5 "http://$HOST:$ISSUER_PORT/stats" || echo 'issuer unreachable'); takeovers: $(
         for name in a b; do
           curl -fsS --max-time 5 "http://$HOST:${INSTANCE_PORTS[$name]}/q/metrics" 2>/dev/null |
-            awk -v n="$name" '/^idem_dedup_takeovers_total/ { s += $NF } END { printf "%s %d ", n, s }'
+            awk -v n="$name" '/^idem_dedup_takeovers_total/ { sub(/ # .*/, ""); s += $NF } END { printf "%s %d ", n, s }'
         done)"
       rm -f "$STATE/two-phase"
       instances_restart a b 8>&-

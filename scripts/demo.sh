@@ -78,7 +78,7 @@ rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 duplicates() {
   local scrape="$1" layer="$2" scope="$3"
   awk -v layer="layer=\"$layer\"" -v scope="scope=\"$scope\"" '
-    /^idem_pipeline_duplicates_total\{/ && index($0, layer) && index($0, scope) { s += $NF }
+    /^idem_pipeline_duplicates_total\{/ && index($0, layer) && index($0, scope) { sub(/ # .*/, ""); s += $NF }
     END { printf "%d\n", s }' "$scrape"
 }
 

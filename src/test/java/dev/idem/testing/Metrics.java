@@ -28,8 +28,15 @@ public final class Metrics {
         return series(name)
                 .filter(line -> tags.entrySet().stream()
                         .allMatch(tag -> line.contains(tag.getKey() + "=\"" + tag.getValue() + "\"")))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .mapToDouble(Metrics::sample)
                 .sum();
+    }
+
+    /** A line's value: its last field, once an exemplar (" # {trace_id=…} 1.0 …", a traced increment's) is cut off. */
+    private static double sample(String line) {
+        int exemplar = line.indexOf(" # ");
+        String series = exemplar < 0 ? line : line.substring(0, exemplar);
+        return Double.parseDouble(series.substring(series.lastIndexOf(' ') + 1));
     }
 
     /** The values {@code tag} takes across the series of {@code name}. */

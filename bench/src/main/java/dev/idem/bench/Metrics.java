@@ -31,6 +31,11 @@ final class Metrics {
                 if (!line.startsWith("idem_") || !line.contains("_total")) {
                     continue;
                 }
+                // a traced increment's exemplar (" # {trace_id=…} 1.0 …") follows the value
+                int exemplar = line.indexOf(" # ");
+                if (exemplar >= 0) {
+                    line = line.substring(0, exemplar);
+                }
                 int space = line.lastIndexOf(' ');
                 try {
                     series.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));

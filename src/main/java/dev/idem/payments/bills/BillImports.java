@@ -4,6 +4,7 @@ import dev.idem.orders.Order;
 import dev.idem.orders.OrderRepository;
 import dev.idem.orders.OrderStatus;
 import dev.idem.orders.PaymentGateway;
+import dev.idem.payments.GatewayTraces;
 import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
@@ -80,9 +81,12 @@ public class BillImports {
     private final Vertx vertx;
     private final MeterRegistry registry;
     private final Clock clock;
+    private final GatewayTraces traces;
 
     BillImports(@All List<GatewayBills> bills, PaymentService payments, IdempotencyPipeline pipeline,
-                OrderRepository orders, BillReports reports, Pool pool, Vertx vertx, MeterRegistry registry, Clock clock) {
+                OrderRepository orders, BillReports reports, Pool pool, Vertx vertx, MeterRegistry registry, Clock clock,
+                GatewayTraces traces) {
+        this.traces = traces;
         bills.forEach(gateway -> gateways.put(gateway.gateway(), gateway));
         this.payments = payments;
         this.pipeline = pipeline;
@@ -109,6 +113,12 @@ public class BillImports {
 
     /** {@code file} empty: fetched from the gateway. */
     public Uni<Result> importBill(GatewayBills gateway, LocalDate date, Optional<byte[]> file, Optional<String> hash) {
+        return traces.traced("idem bill import", gateway.gateway(), "idem.bill.result",
+                result -> result instanceof Result.Imported ? "imported" : "not_imported",
+                () -> importNow(gateway, date, file, hash));
+    }
+
+    private Uni<Result> importNow(GatewayBills gateway, LocalDate date, Optional<byte[]> file, Optional<String> hash) {
         Uni<BillRead> read = file.isPresent()
                 ? Uni.createFrom().item(new BillRead.Downloaded(file.get(), hash))
                 : gateway.fetch(date);

@@ -3,6 +3,7 @@ package dev.idem.payments.query;
 import dev.idem.orders.OrderRepository;
 import dev.idem.orders.OrderRepository.QueryClaim;
 import dev.idem.orders.PaymentGateway;
+import dev.idem.payments.GatewayTraces;
 import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.Outcome;
 import dev.idem.support.Waits;
@@ -59,9 +60,11 @@ public class PaymentQueries {
     private final Map<PaymentGateway, QueryPace> paces = new EnumMap<>(PaymentGateway.class);
     private final Map<PaymentGateway, Map<String, Counter>> counters = new EnumMap<>(PaymentGateway.class);
     private final int batch;
+    private final GatewayTraces traces;
 
     PaymentQueries(OrderRepository orders, Pool pool, PaymentService payments, QueryPlan plan, Vertx vertx,
-                   MeterRegistry registry, Clock clock) {
+                   MeterRegistry registry, Clock clock, GatewayTraces traces) {
+        this.traces = traces;
         this.orders = orders;
         this.pool = pool;
         this.payments = payments;
@@ -128,8 +131,9 @@ public class PaymentQueries {
     /** One claimed order: each of its gateways asked, what they said applied, the next query set. */
     private Uni<Void> query(QueryClaim claim) {
         return Multi.createFrom().iterable(plan.of(claim.gateway()))
-                .onItem().transformToUniAndMerge(gateway -> ask(gateway, claim.orderId(), 1)
-                        .chain(answer -> apply(gateway, claim.orderId(), answer)))
+                .onItem().transformToUniAndMerge(gateway -> traces.traced("idem gateway query", gateway.gateway(),
+                        "idem.query.result", QueryAnswer::result,
+                        () -> ask(gateway, claim.orderId(), 1).chain(answer -> apply(gateway, claim.orderId(), answer))))
                 .collect().asList()
                 .chain(answers -> {
                     boolean closedEverywhere = answers.stream().allMatch(a -> a instanceof QueryAnswer.Closed);
