@@ -6,6 +6,8 @@ import dev.idem.pipeline.DedupAdmin;
 import dev.idem.support.Ids;
 import dev.idem.web.Json;
 import dev.idem.web.Problem;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -29,6 +31,7 @@ import org.apache.kafka.common.KafkaException;
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
 
+    private static final AttributeKey<String> URL_PATH = AttributeKey.stringKey("url.path");
     private static final Duration RETRY_AFTER_KAFKA = Duration.ofSeconds(5);
 
     private final Reconciliation reconciliation;
@@ -77,6 +80,7 @@ public class AdminResource {
     @POST
     @Path("/dedup/{scope}/{key}/redrive")
     public Uni<Response> redriveFailed(@PathParam("scope") String scope, @PathParam("key") String key) {
+        keyOutOfTrace("/admin/dedup/" + scope + "/{key}/redrive");
         if (!storable(scope, key)) {
             return Uni.createFrom().item(Problem.response(404, "FAILED_RECORD_NOT_FOUND",
                     "this key has no FAILED two-phase record"));
@@ -105,6 +109,7 @@ public class AdminResource {
     @GET
     @Path("/dedup/{scope}/{key}")
     public Uni<Response> dedupTrail(@PathParam("scope") String scope, @PathParam("key") String key) {
+        keyOutOfTrace("/admin/dedup/" + scope + "/{key}");
         if (!storable(scope, key)) {
             return Uni.createFrom().item(Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key"));
         }
@@ -112,6 +117,11 @@ public class AdminResource {
                 .map(this::withTraceUrl)
                 .map(Json::ok)
                 .orElseGet(() -> Problem.response(404, "DEDUP_KEY_NOT_FOUND", "no layer knows this key")));
+    }
+
+    /** A key may carry a user's data, so the request's span keeps the path without it, as idem's own spans do. */
+    private static void keyOutOfTrace(String path) {
+        Span.current().setAttribute(URL_PATH, path);
     }
 
     /** The page of the trace that applied the key, when a trace UI is known. */
