@@ -11,28 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.payments.PaymentService;
 import dev.idem.pipeline.PipelineConfig;
 import dev.idem.testing.Gateway;
+import dev.idem.testing.Zipkin;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,16 +37,12 @@ import org.junit.jupiter.api.Test;
 @TestProfile(TracesTest.ToZipkin.class)
 class TracesTest {
 
-    static final String ZIPKIN = "http://127.0.0.1:9411";
-
     public static class ToZipkin implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("idem.tracing.zipkin-endpoint", ZIPKIN + "/api/v2/spans");
+            return Map.of("idem.tracing.zipkin-endpoint", Zipkin.SPANS);
         }
     }
-
-    final HttpClient http = HttpClient.newHttpClient();
 
     @Inject
     RedisDataSource redis;
@@ -69,12 +57,12 @@ class TracesTest {
         String tradeNo = "T-" + UUID.randomUUID();
         String body = callback(tradeNo, order, 1999, "SUCCESS");
 
-        String first = newTraceId();
+        String first = Zipkin.newTraceId();
         deliver(body, first).then().statusCode(200).body("code", equalTo("SUCCESS"));
-        String second = newTraceId();
+        String second = Zipkin.newTraceId();
         deliver(body, second).then().statusCode(200).body("duplicate", equalTo(true));
 
-        JsonObject work = span(first, "idem payment-callback", 1);
+        JsonObject work = Zipkin.span(first, "idem payment-callback", 1);
         Map<String, Object> tags = work.getJsonObject("tags").getMap();
         assertEquals("payment-callback", tags.get("idem.scope"));
         assertEquals(sha256(tradeNo + ":SUCCESS").substring(0, 16), tags.get("idem.key.hash"));
@@ -83,25 +71,27 @@ class TracesTest {
         assertTrue(Integer.parseInt((String) tags.get("idem.group.size")) >= 1, tags.toString());
         assertFalse(tags.containsKey("idem.first.trace_id"), tags.toString());
 
-        Map<String, Object> duplicate = span(second, "idem payment-callback", 1).getJsonObject("tags").getMap();
+        Map<String, Object> duplicate = Zipkin.span(second, "idem payment-callback", 1).getJsonObject("tags").getMap();
         assertEquals("duplicate", duplicate.get("idem.outcome"));
         assertEquals("redis", duplicate.get("idem.answered_by"));
         assertEquals(first, duplicate.get("idem.first.trace_id"));
 
         // the paid order's coupon: granted by the Kafka consumer, a child in the callback's trace
-        JsonObject grant = span(first, "idem coupon-grant", 1);
+        JsonObject grant = Zipkin.span(first, "idem coupon-grant", 1);
         assertEquals("processed", grant.getJsonObject("tags").getString("idem.outcome"));
-        assertTrue(trace(first).stream().anyMatch(s -> ((JsonObject) s).getString("id").equals(grant.getString("parentId"))),
-                "the grant's span has its parent in the callback's trace");
+        assertTrue(Zipkin.descends(Zipkin.trace(first), grant, work), "the grant's span descends from the callback's");
 
         // the key's trail names the trace that applied it, and links to it in Zipkin
-        given().header("X-Admin-Token", "test-admin-token").get("/admin/dedup/payment-callback/" + tradeNo + ":SUCCESS")
+        String lookup = Zipkin.newTraceId();
+        given().header("X-Admin-Token", "test-admin-token").header("traceparent", Zipkin.traceparent(lookup))
+                .get("/admin/dedup/payment-callback/" + tradeNo + ":SUCCESS")
                 .then().statusCode(200)
                 .body("record.traceId", equalTo(first))
-                .body("traceUrl", equalTo(ZIPKIN + "/zipkin/traces/" + first));
+                .body("traceUrl", equalTo(Zipkin.BASE + "/zipkin/traces/" + first));
 
-        for (String trace : List.of(first, second)) {
-            String exported = trace(trace).encode();
+        Zipkin.span(lookup, "get /admin/dedup/{scope}/{key}", 1); // Zipkin writes names in lower case
+        for (String trace : List.of(first, second, lookup)) {
+            String exported = Zipkin.trace(trace).encode();
             assertFalse(exported.contains(tradeNo), "the trade number left in a span of " + trace);
             assertFalse(exported.contains(order), "the order id left in a span of " + trace);
         }
@@ -111,15 +101,15 @@ class TracesTest {
     void aDuplicateAnsweredByTheDatabaseNamesTheFirstTraceToo() throws Exception {
         String order = newOrder("traced-" + UUID.randomUUID(), 500);
         String body = callback("T-" + UUID.randomUUID(), order, 500, "SUCCESS");
-        String first = newTraceId();
+        String first = Zipkin.newTraceId();
         deliver(body, first).then().statusCode(200);
         // a Redis that lost its mark: the record in Postgres answers, and keeps the first trace
         redis.key(String.class).del(config.redisPrefix() + ":" + PaymentService.SCOPE + ":"
                 + new JsonObject(body).getString("tradeNo") + ":SUCCESS");
-        String later = newTraceId();
+        String later = Zipkin.newTraceId();
         deliver(body, later).then().statusCode(200).body("duplicate", equalTo(true));
 
-        Map<String, Object> tags = span(later, "idem payment-callback", 1).getJsonObject("tags").getMap();
+        Map<String, Object> tags = Zipkin.span(later, "idem payment-callback", 1).getJsonObject("tags").getMap();
         assertEquals("duplicate", tags.get("idem.outcome"));
         assertEquals(first, tags.get("idem.first.trace_id"));
     }
@@ -129,41 +119,9 @@ class TracesTest {
         return given().contentType("application/json")
                 .header("X-Pay-Timestamp", Long.toString(ts))
                 .header("X-Pay-Signature", Gateway.sign(ts, body))
-                .header("traceparent", "00-" + traceId + "-" + HexFormat.of().formatHex(randomBytes(8)) + "-01")
+                .header("traceparent", Zipkin.traceparent(traceId))
                 .body(body)
                 .post("/api/payments/callback");
-    }
-
-    /** The {@code n}-th span named {@code name} in the trace, once Zipkin has it (spans are sent in batches). */
-    private JsonObject span(String traceId, String name, int count) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        while (true) {
-            Optional<JsonObject> found = trace(traceId).stream().map(JsonObject.class::cast)
-                    .filter(s -> name.equals(s.getString("name"))).skip(count - 1).findFirst();
-            if (found.isPresent()) {
-                return found.get();
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("no span '" + name + "' in trace " + traceId + ": " + trace(traceId).encode());
-            }
-            Thread.sleep(250);
-        }
-    }
-
-    private JsonArray trace(String traceId) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(ZIPKIN + "/api/v2/trace/" + traceId))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        return response.statusCode() == 200 ? new JsonArray(response.body()) : new JsonArray();
-    }
-
-    private static String newTraceId() {
-        return HexFormat.of().formatHex(randomBytes(16));
-    }
-
-    private static byte[] randomBytes(int n) {
-        byte[] bytes = new byte[n];
-        ThreadLocalRandom.current().nextBytes(bytes);
-        return bytes;
     }
 
     private static String sha256(String text) throws Exception {
