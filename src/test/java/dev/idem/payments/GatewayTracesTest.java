@@ -9,6 +9,7 @@ import dev.idem.testing.Callbacks;
 import dev.idem.testing.Db;
 import dev.idem.testing.GatewayApi;
 import dev.idem.testing.GatewayQueriesOn;
+import dev.idem.payments.query.PaymentQueries;
 import dev.idem.testing.Zipkin;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -20,7 +21,12 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.awaitility.Awaitility;
+import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,11 +58,39 @@ class GatewayTracesTest {
     void aPaymentFoundByTheQueryIsInTheQuerysTraceDownToItsCoupon() {
         String order = Callbacks.newOrder("traced-query-" + UUID.randomUUID(), AMOUNT, "wechatpay");
         String tradeNo = "4200" + order.replace("-", "");
-        GatewayQueriesOn.Apis.wechatpay().payWithoutNotifying(order, tradeNo, AMOUNT);
-        awaitPaid(order);
+        Map<String, String> loggedIn = new ConcurrentHashMap<>();
+        Handler lines = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record instanceof ExtLogRecord line && line.getFormattedMessage().contains(order)) {
+                    loggedIn.put("traceId", String.valueOf(line.getMdc("traceId")));
+                    loggedIn.put("spanId", String.valueOf(line.getMdc("spanId")));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger queries = Logger.getLogger(PaymentQueries.class.getName());
+        queries.addHandler(lines);
+        try {
+            GatewayQueriesOn.Apis.wechatpay().payWithoutNotifying(order, tradeNo, AMOUNT);
+            awaitPaid(order);
+        } finally {
+            queries.removeHandler(lines);
+        }
 
         String traceId = appliedIn(tradeNo);
         JsonObject query = Zipkin.span(traceId, "idem gateway query", 1);
+        // "Order … was paid at wechatpay …: applied from the query", written in the query's span
+        assertEquals(traceId, loggedIn.get("traceId"), "the query's log line names its trace");
+        assertTrue(Zipkin.trace(traceId).stream().map(JsonObject.class::cast)
+                .anyMatch(span -> span.getString("id").equals(loggedIn.get("spanId"))), "and a span of it");
         Map<String, Object> tags = query.getJsonObject("tags").getMap();
         assertEquals("wechatpay", tags.get("idem.gateway"));
         assertEquals("paid", tags.get("idem.query.result"));
