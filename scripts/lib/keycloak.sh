@@ -60,7 +60,10 @@ keycloak_java_home() {
     [[ -n $best ]] && { printf '%s\n' "$best"; return 0; }
     ((attempt == 1)) || break
     log "keycloak: no Java 21 or newer under /usr/lib/jvm; looking for one among Debian's packages"
-    ((APT_UPDATED)) || { as_root apt-get update -q </dev/null >&2 9>&- && APT_UPDATED=1; }
+    if ((!APT_UPDATED)); then
+      as_root apt-get update -q </dev/null >&2 9>&- || true
+      APT_UPDATED=1
+    fi
     for pkg in openjdk-25-jdk-headless openjdk-21-jdk-headless; do
       if apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
         apt_install --no-install-recommends "$pkg" >/dev/null && break
