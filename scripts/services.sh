@@ -15,6 +15,8 @@
 #   scripts/services.sh monitoring [down]  Prometheus (9090) scraping $IDEM_MONITOR_TARGETS with the
 #                                  rules of deploy/prometheus/, Alertmanager (9093) notifying
 #                                  $IDEM_ALERT_WEBHOOK
+#   scripts/services.sh keycloak [down]  Keycloak (8180, health on 8181) with realm idem of
+#                                  deploy/keycloak/, signing with .idem/keycloak/realm-key.pem
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything
@@ -93,6 +95,8 @@ source "$ROOT/scripts/lib/postgres-ha.sh"
 source "$ROOT/scripts/lib/zipkin.sh"
 # shellcheck source=scripts/lib/monitoring.sh
 source "$ROOT/scripts/lib/monitoring.sh"
+# shellcheck source=scripts/lib/keycloak.sh
+source "$ROOT/scripts/lib/keycloak.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
 
@@ -347,6 +351,7 @@ main() {
       ;;
     down)
       lock
+      keycloak_down
       zipkin_down
       monitoring_down
       (kafka_cluster_down)
@@ -368,8 +373,8 @@ main() {
       lock
       (kafka_cluster_up)
       ;;
-    tracing | monitoring)
-      # zipkin_up/_down, monitoring_up/_down
+    tracing | monitoring | keycloak)
+      # zipkin_up/_down, monitoring_up/_down, keycloak_up/_down
       local server=${cmd/tracing/zipkin}
       [[ ${2:-up} == up || ${2:-} == down ]] || { echo "usage: ${0##*/} $cmd [down]" >&2; return 2; }
       lock
@@ -400,7 +405,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]|keycloak [down]" >&2
       return 2
       ;;
   esac
