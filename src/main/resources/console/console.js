@@ -1,6 +1,8 @@
 // The operator console of idem: plain JavaScript, served by idem, calling only idem's admin API.
-// The admin token lives in this tab's sessionStorage and goes as X-Admin-Token with every call;
-// without a token the admin API accepts, nothing but the sign-in form is shown.
+// With an identity provider the page is reached through its sign-in and calls the API with the
+// session cookie, each change carrying the page's CSRF token; a viewer's buttons are disabled (the
+// API refuses anyway). Without one, the admin token lives in this tab's sessionStorage and goes as
+// X-Admin-Token with every call; without a token the API accepts, only the sign-in form shows.
 'use strict';
 
 const TOKEN_KEY = 'idem.admin-token';
@@ -32,25 +34,35 @@ const time = (iso) => (iso ? new Date(iso).toLocaleTimeString('en-GB', { hour12:
 
 class Unauthorized extends Error {}
 
+/** How this tab is signed in: 'provider' (session cookie) or 'token' (X-Admin-Token); who, as /admin/me says. */
+const session = { by: null, who: null };
+const mayChange = () => session.who && session.who.role === 'operator';
+
 // ---------------------------------------------------------------- the admin API
 
 function token() {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+/** The page's double-submit token, which a change sends back as a header. */
+function csrf() {
+  const found = document.cookie.match(/(?:^|; )idem-csrf=([^;]*)/);
+  return found ? decodeURIComponent(found[1]) : '';
+}
+
 async function api(method, path) {
   let response;
   try {
-    response = await fetch(path, {
-      method,
-      headers: { 'X-Admin-Token': token() || '', Accept: 'application/json' },
-      cache: 'no-store',
-    });
+    const headers = { Accept: 'application/json' };
+    if (session.by !== 'provider') headers['X-Admin-Token'] = token() || '';
+    if (method !== 'GET') headers['X-CSRF-Token'] = csrf();
+    response = await fetch(path, { method, headers, cache: 'no-store', credentials: 'same-origin' });
   } catch (unreachable) {
     throw new Error('idem did not answer (' + unreachable.message + ')');
   }
   if (response.status === 401) {
-    signOut('The admin token was refused: nothing is shown without a valid one.');
+    signOut(session.by === 'provider' ? 'Your sign-in has ended: reload the page to sign in again.'
+      : 'The admin token was refused: nothing is shown without a valid one.');
     throw new Unauthorized();
   }
   const text = await response.text();
@@ -84,6 +96,13 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A button that changes something: disabled for a viewer. */
+function changeButton(label, onclick) {
+  const button = el('button', { type: 'button', class: 'change', onclick }, label);
+  button.disabled = !mayChange();
+  return button;
+}
+
 function svg(tag, attrs = {}) {
   const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
@@ -114,10 +133,11 @@ function pair(sample) {
 
 function signOut(message) {
   sessionStorage.removeItem(TOKEN_KEY);
+  session.who = null;
   clearTimeout(state.timer);
   $('dashboard').hidden = true;
   $('session').hidden = true;
-  for (const id of ['reconciliation-checks', 'bills-rows', 'anomalies-rows', 'records-rows', 'dead-letters-rows', 'trail-result']) {
+  for (const id of ['reconciliation-checks', 'bills-rows', 'anomalies-rows', 'records-rows', 'dead-letters-rows', 'audit-rows', 'trail-result']) {
     $(id).replaceChildren();
   }
   for (const chart of document.querySelectorAll('.chart')) {
@@ -135,12 +155,25 @@ function signOut(message) {
 }
 
 async function signIn(candidate) {
+  session.by = 'token';
   sessionStorage.setItem(TOKEN_KEY, candidate);
+  let me;
   try {
-    await api('GET', '/admin/history');
+    me = await api('GET', '/admin/me');
   } catch (refused) {
     if (!(refused instanceof Unauthorized)) signOut(refused.message);
     return;
+  }
+  await enter(me.body);
+}
+
+/** Signed in as {@code who}: the dashboard, with what they may not do disabled. */
+async function enter(who) {
+  session.who = who;
+  say('who', (who.name || who.subject) + ' · ' + who.role);
+  for (const change of document.querySelectorAll('button.change, form.change button')) {
+    change.disabled = !mayChange();
+    change.title = mayChange() ? '' : 'changes need the role idem-operator';
   }
   $('sign-in').hidden = true;
   $('sign-in-error').hidden = true;
@@ -151,14 +184,20 @@ async function signIn(candidate) {
 
 // ---------------------------------------------------------------- refresh
 
-const state = { timer: null, busy: false, history: null };
+const state = { timer: null, busy: false, again: false, history: null };
 
 async function refresh() {
-  if (state.busy || !token()) return;
+  if (!session.who) return;
+  if (state.busy) {
+    // a change answered while a refresh was under way: refresh once more after it, to show the change
+    state.again = true;
+    return;
+  }
   state.busy = true;
+  state.again = false;
   clearTimeout(state.timer);
   try {
-    await Promise.all([loadHistory(), loadReconciliation(), loadBills(), loadDeadLetters()]);
+    await Promise.all([loadHistory(), loadReconciliation(), loadBills(), loadDeadLetters(), loadAudit()]);
     $('problem').hidden = true;
     say('refreshed', 'refreshed ' + time(new Date().toISOString()));
   } catch (failure) {
@@ -168,7 +207,11 @@ async function refresh() {
   } finally {
     state.busy = false;
   }
-  if ($('auto-refresh').checked && token()) state.timer = setTimeout(refresh, REFRESH_MS);
+  if (state.again) {
+    refresh();
+    return;
+  }
+  if ($('auto-refresh').checked && session.who) state.timer = setTimeout(refresh, REFRESH_MS);
 }
 
 // ---------------------------------------------------------------- charts
@@ -371,7 +414,7 @@ function renderRecords(hanging, failed) {
   for (const sample of failed.samples) {
     const [scope, key] = pair(sample);
     list.push(el('tr', { 'data-status': 'FAILED' }, el('td', {}, 'FAILED'), el('td', {}, scope), el('td', {}, key),
-      el('td', {}, el('button', { type: 'button', onclick: () => redriveFailed(scope, key) }, 'Re-drive'))));
+      el('td', {}, changeButton('Re-drive', () => redriveFailed(scope, key)))));
   }
   rows($('records-rows'), list, 'nothing hanging, nothing FAILED', 4);
   say('records-summary', number(hanging.count) + ' hanging, ' + number(failed.count) + ' FAILED.');
@@ -434,7 +477,7 @@ async function loadDeadLetters() {
       el('td', {}, letter.key == null ? '' : letter.key),
       el('td', { class: 'value', title: value || '' }, value == null ? '(none)' : value.length > 120 ? value.slice(0, 120) + '…' : value),
       el('td', { class: 'redriven' }, redriven),
-      el('td', {}, el('button', { type: 'button', onclick: () => redrive(channel, position) }, 'Re-drive')));
+      el('td', {}, changeButton('Re-drive', () => redrive(channel, position))));
   });
   rows($('dead-letters-rows'), list, 'no dead letter', 7);
   say('dead-letters-summary', number(page.total) + ' in ' + page.topic
@@ -453,6 +496,26 @@ async function redrive(channel, position) {
   say('dead-letters-result', (position ? position + ': ' : 'All: ') + 'examined ' + t.examined + ', re-driven '
     + t.redriven + ', skipped ' + t.skipped + ' (re-driven before), ' + t.returned + ' came back from a re-drive.');
   await refresh();
+}
+
+// ---------------------------------------------------------------- audit trail
+
+async function loadAudit() {
+  const answer = await api('GET', '/admin/audit?limit=' + DEAD_LETTERS_SHOWN);
+  if (answer.status !== 200) {
+    rows($('audit-rows'), [], 'not available', 6);
+    say('audit-summary', problem(answer), true);
+    return;
+  }
+  const list = answer.body.map((entry) => el('tr', {},
+    el('td', {}, time(entry.at)),
+    el('td', { title: entry.subject }, entry.name || entry.subject),
+    el('td', {}, entry.action),
+    el('td', {}, entry.target || ''),
+    el('td', {}, String(entry.status)),
+    el('td', { class: 'value' }, entry.result ? JSON.stringify(entry.result) : '')));
+  rows($('audit-rows'), list, 'no change made and none refused', 6);
+  say('audit-summary', 'The newest ' + number(list.length) + ' of every change, and of every refusal whose caller could be read.');
 }
 
 // ---------------------------------------------------------------- one key's trail
@@ -508,7 +571,10 @@ document.addEventListener('DOMContentLoaded', () => {
     $('token').value = '';
     signIn(candidate);
   });
-  $('sign-out').addEventListener('click', () => signOut(''));
+  $('sign-out').addEventListener('click', () => {
+    if (session.by === 'provider') window.location.assign('/admin/console/sign-out');
+    else signOut('');
+  });
   $('refresh').addEventListener('click', guarded(refresh));
   $('auto-refresh').addEventListener('change', () => {
     clearTimeout(state.timer);
@@ -525,5 +591,23 @@ document.addEventListener('DOMContentLoaded', () => {
   $('channel').addEventListener('change', guarded(loadDeadLetters));
   $('redrive-all').addEventListener('click', guarded(() => redrive($('channel').value, null)));
   $('trail-form').addEventListener('submit', guarded(lookUp));
-  if (token()) signIn(token());
+  startSession();
 });
+
+/** Signed in at the provider already (the page is behind its sign-in), or by a token kept in this tab. */
+async function startSession() {
+  let me = null;
+  try {
+    me = await fetch('/admin/me', { headers: { Accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
+  } catch (unreachable) {
+    me = null;
+  }
+  if (me && me.ok) {
+    session.by = 'provider';
+    await enter(await me.json());
+  } else if (token()) {
+    await signIn(token());
+  } else {
+    $('sign-in').hidden = false;
+  }
+}

@@ -11,12 +11,14 @@ import io.opentelemetry.api.trace.Span;
 import io.quarkus.logging.Log;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
@@ -26,7 +28,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.kafka.common.KafkaException;
 
-/** Operators' endpoints; {@link AdminFilter} lets only holders of the admin token in. */
+/** Operators' endpoints; {@link AdminAccess} decides who gets in. */
 @Path("/admin")
 @Produces(MediaType.APPLICATION_JSON)
 public class AdminResource {
@@ -40,9 +42,11 @@ public class AdminResource {
     private final DeadLetters deadLetters;
     private final ConsoleHistory history;
     private final Optional<String> traceUrl;
+    private final AuditTrail audit;
 
     AdminResource(Reconciliation reconciliation, Archiver archiver, DedupAdmin dedup, DeadLetters deadLetters,
-                  ConsoleHistory history, OpsConfig config) {
+                  ConsoleHistory history, OpsConfig config, AuditTrail audit) {
+        this.audit = audit;
         this.traceUrl = config.tracing().traceUrlOrZipkin();
         this.reconciliation = reconciliation;
         this.archiver = archiver;
@@ -89,6 +93,31 @@ public class AdminResource {
                 .map(resumption -> Json.ok(new JsonObject().put("scope", scope).put("key", key).put("result", resumption)))
                 .orElseGet(() -> Problem.response(404, "FAILED_RECORD_NOT_FOUND",
                         "this key has no FAILED two-phase record")));
+    }
+
+    /** Who is calling, and what they may do: the console shows it. */
+    @GET
+    @Path("/me")
+    public Response me(@Context RoutingContext routing) {
+        return Json.ok(AdminAccess.operator(routing).toJson());
+    }
+
+    /** {@code limit} (default 100, at most 1000) entries of the audit trail from {@code since} (ISO-8601) on, newest first. */
+    @GET
+    @Path("/audit")
+    public Uni<Response> audit(@QueryParam("limit") String limit, @QueryParam("since") String since) {
+        int count;
+        Instant from;
+        try {
+            count = limit == null ? 100 : Integer.parseInt(limit);
+            from = since == null ? Instant.EPOCH : Instant.parse(since);
+        } catch (NumberFormatException | DateTimeParseException e) {
+            return Uni.createFrom().item(Problem.badRequest("limit must be an integer from 1 to 1000, since an ISO-8601 instant"));
+        }
+        if (count < 1 || count > 1000) {
+            return Uni.createFrom().item(Problem.badRequest("limit must be an integer from 1 to 1000, since an ISO-8601 instant"));
+        }
+        return audit.newest(from, count).map(entries -> Response.ok(entries.encode(), MediaType.APPLICATION_JSON).build());
     }
 
     /** This instance's counters over the last hour, sampled for the console's charts. */

@@ -4,23 +4,28 @@ import dev.idem.web.Problem;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
- * The operator console: one page, its script and its style, from the service itself. They hold
- * no data, so a browser loads them without the admin token ({@link AdminFilter} lets exactly
- * these through); the page asks for the token, keeps it in the tab's sessionStorage and sends it
- * with every call to the admin API. The policy below lets the page load and call nothing but
- * this service.
+ * The operator console: one page, its script and its style, from the service itself. With an
+ * identity provider the page is behind its sign-in ({@link ConsoleSignIn}) and calls the admin API
+ * with the session cookie, each change carrying the page's CSRF token; without one, the files load
+ * freely ({@link AdminAccess} lets exactly these through) and the page asks for the admin token,
+ * keeps it in the tab's sessionStorage and sends it with every call. The policy below lets the page
+ * load and call nothing but this service.
  */
 @Path(ConsoleResource.PATH)
 public class ConsoleResource {
 
     static final String PATH = "/admin/console";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private static final String POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
             + "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -46,7 +51,13 @@ public class ConsoleResource {
 
     @GET
     public Response page() {
-        return serve("index.html");
+        // a new double-submit token each time the page loads: its script sends it back on changes
+        byte[] csrf = new byte[24];
+        RANDOM.nextBytes(csrf);
+        return Response.fromResponse(serve("index.html"))
+                .cookie(new NewCookie.Builder(AdminAccess.CSRF_COOKIE).value(Base64.getUrlEncoder().withoutPadding()
+                        .encodeToString(csrf)).path("/admin").sameSite(NewCookie.SameSite.STRICT).build())
+                .build();
     }
 
     @GET

@@ -49,8 +49,14 @@ public interface OpsConfig {
     }
 
     interface Admin {
-        /** The token admin requests must carry; none outside dev and test: admin stays closed. */
+        /**
+         * Without an identity provider, the token admin requests must carry (none outside dev and
+         * test: admin stays closed); beside one, a break-glass token that acts as an operator.
+         */
         Optional<String> token();
+
+        /** Entries of the audit trail older than this move to {@code admin_audit_archive}; none: they stay. */
+        Optional<Duration> auditRetention();
     }
 
     /**
@@ -94,8 +100,22 @@ public interface OpsConfig {
         Duration interval();
     }
 
-    /** The operator console's short history, kept in memory by each instance. */
+    /** The operator console: its sign-in, with an identity provider, and its short history, kept in memory by each instance. */
     interface Console {
+        /** The provider's client the console signs in as: public, authorization code flow with PKCE. */
+        @WithDefault("idem-console")
+        String clientId();
+
+        /**
+         * Encrypts the sign-in's state and session cookies (32 characters or more). Instances behind one
+         * address must share it; unset, each instance makes its own at start, and a restart signs everyone out.
+         */
+        Optional<String> sessionSecret();
+
+        /** Marks the session cookie {@code Secure}; off only for plain HTTP outside loopback trials. */
+        @WithDefault("true")
+        boolean secureCookie();
+
         /** How often the counters are sampled: one bar of the console's charts. */
         @WithDefault("10s")
         Duration sampleInterval();

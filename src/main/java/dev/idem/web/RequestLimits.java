@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import io.quarkus.security.AuthenticationException;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.HttpException;
@@ -97,7 +98,9 @@ public class RequestLimits {
     }
 
     private void failed(RoutingContext rc) {
-        if (rc.response().headWritten() || rc.response().closed()) {
+        // a sign-in's redirect or challenge travels as a failure that Quarkus' security answers itself
+        if (rc.response().headWritten() || rc.response().closed() || rc.failure() instanceof SecurityException
+                || rc.failure() instanceof AuthenticationException) {
             rc.next();
             return;
         }
