@@ -6,8 +6,9 @@ import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
 /**
- * What a client of the HTTP API meets: the request limits ({@code idem.http.*}) and the two submit
- * guards, one-time tokens ({@code idem.token.*}) and Idempotency-Key answers ({@code idem.key.*}).
+ * What a client of the HTTP API meets: the request limits ({@code idem.http.*}), who the caller is
+ * ({@code idem.identity}) and the two submit guards, one-time tokens ({@code idem.token.*}) and
+ * Idempotency-Key answers ({@code idem.key.*}).
  */
 @ConfigMapping(prefix = "idem")
 public interface ApiConfig {
@@ -15,6 +16,17 @@ public interface ApiConfig {
     Http http();
 
     Token token();
+
+    /**
+     * Where a user endpoint takes its caller from: {@code header}, the {@code X-User-Id} of a gateway
+     * that authenticated the user; {@code jwt}, the {@code sub} of a bearer access token verified
+     * against the OpenID Connect provider ({@code quarkus.oidc.auth-server-url}, audience
+     * {@code idem-api}), {@code X-User-Id} ignored.
+     */
+    @WithDefault("header")
+    Identity identity();
+
+    enum Identity { HEADER, JWT }
 
     Key key();
 
