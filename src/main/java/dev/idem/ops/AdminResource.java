@@ -130,9 +130,11 @@ public class AdminResource {
     @POST
     @Path("/archive")
     public Uni<Response> archive() {
-        return dedup.archiveNow().chain(records -> archiver.archiveNow().map(events -> Json.ok(new JsonObject()
-                .put("dedupRecords", records)
-                .put("outboxEvents", events))));
+        return dedup.archiveNow().chain(records -> archiver.archiveNow().chain(events -> archiver.archiveAudit()
+                .map(entries -> Json.ok(new JsonObject()
+                        .put("dedupRecords", records)
+                        .put("outboxEvents", events)
+                        .put("auditEntries", entries)))));
     }
 
     @GET

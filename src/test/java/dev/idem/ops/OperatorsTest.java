@@ -32,11 +32,12 @@ import org.junit.jupiter.api.Test;
 @TestProfile(OperatorsTest.WithKeycloak.class)
 class OperatorsTest {
 
-    /** The provider named, no break-glass token. */
+    /** The provider named, no break-glass token; audit entries archived after a day. */
     public static class WithKeycloak implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.oidc.auth-server-url", Keycloak.REALM, "idem.admin.token", "");
+            return Map.of("quarkus.oidc.auth-server-url", Keycloak.REALM, "idem.admin.token", "",
+                    "idem.admin.audit-retention", "1d");
         }
     }
 
@@ -136,12 +137,22 @@ class OperatorsTest {
     }
 
     @Test
-    void theTrailCannotBeRewrittenNorDeleted() {
-        as(Keycloak.token("operator"), "POST", "/admin/archive").then().statusCode(200);
+    void theTrailCannotBeRewrittenNorDeletedOnlyArchivedPastItsRetention() {
         Db db = new Db(pool);
+        String old = "old-" + java.util.UUID.randomUUID();
+        db.count("""
+                WITH x AS (INSERT INTO admin_audit (at, subject, roles, action, parameters, status)
+                VALUES (now() - interval '2 days', $1, '{}', 'archive', '{}', 200) RETURNING 1) SELECT count(*) FROM x""", old);
+        as(Keycloak.token("operator"), "POST", "/admin/archive").then().statusCode(200)
+                .body("auditEntries", org.hamcrest.Matchers.greaterThanOrEqualTo(1));
+        assertEquals(0, db.count("SELECT count(*) FROM admin_audit WHERE subject = $1", old));
+        assertEquals(1, db.count("SELECT count(*) FROM admin_audit_archive WHERE subject = $1 AND action = 'archive'", old));
+        assertEquals(1, db.count("SELECT count(*) FROM admin_audit WHERE action = 'archive' AND status = 200 AND at > now() - interval '1 minute'"
+                + " AND (result->>'auditEntries')::int >= 1"));
         assertTrue(db.count("SELECT count(*) FROM admin_audit") > 0);
         assertThrows(RuntimeException.class, () -> db.count("WITH x AS (UPDATE admin_audit SET subject = 'nobody' RETURNING 1) SELECT count(*) FROM x"));
         assertThrows(RuntimeException.class, () -> db.count("WITH x AS (DELETE FROM admin_audit RETURNING 1) SELECT count(*) FROM x"));
+        assertThrows(RuntimeException.class, () -> db.count("WITH x AS (DELETE FROM admin_audit_archive RETURNING 1) SELECT count(*) FROM x"));
         assertEquals(0, db.count("SELECT count(*) FROM admin_audit WHERE subject = 'nobody'"));
     }
 }
