@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code idem.identity=jwt}: the caller of a user endpoint is the {@code sub} of the bearer token
  * the realm of `./idem services keycloak` issued; an {@code X-User-Id} is ignored, and without a
- * valid token there is no user.
+ * valid token there is no user. The tests' static admin token stays set here: beside the provider
+ * it is the break-glass.
  */
 @QuarkusTest
 @TestProfile(UsersByTokenTest.ByToken.class)
@@ -52,6 +53,16 @@ class UsersByTokenTest {
         given().header("Authorization", "Bearer " + alice).get("/api/users/" + aliceId + "/coupons").then().statusCode(200);
         given().header("Authorization", "Bearer " + alice).header("X-User-Id", bobId)
                 .get("/api/users/" + bobId + "/coupons").then().statusCode(404);
+    }
+
+    @Test
+    void theBreakGlassTokenActsAsAnOperatorInTheAuditTrail() {
+        given().header("X-Admin-Token", "test-admin-token").post("/admin/archive").then().statusCode(200);
+        given().header("X-Admin-Token", "not-the-token").post("/admin/archive").then().statusCode(401)
+                .body("code", equalTo("ADMIN_UNAUTHORIZED"));
+        assertEquals(1, new Db(pool).count("""
+                SELECT count(*) FROM (SELECT subject, action, status FROM admin_audit ORDER BY id DESC LIMIT 1) newest
+                WHERE subject = 'admin-token' AND action = 'archive' AND status = 200"""));
     }
 
     @Test
