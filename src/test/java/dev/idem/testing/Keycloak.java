@@ -29,7 +29,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Keycloak {
 
     public static final String REALM = "http://127.0.0.1:8180/realms/idem";
-    static final Path KEY = Path.of(System.getProperty("test.keycloak-key", ".idem/keycloak/realm-key.pem"));
+    public static final Path KEY = Path.of(System.getProperty("test.keycloak-key", ".idem/keycloak/realm-key.pem"));
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
