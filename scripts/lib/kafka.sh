@@ -31,12 +31,7 @@ kafka_tool() {
 
 # pid of the broker this script started, if it still runs
 kafka_our_pid() {
-  local pid
-  [[ -f $KAFKA_PID ]] || return 1
-  read -r pid <"$KAFKA_PID" || return 1
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "kafka.Kafka $KAFKA_PROPS" || return 1
-  printf '%s\n' "$pid"
+  pid_from_file "$KAFKA_PID" "kafka.Kafka $KAFKA_PROPS"
 }
 
 # Copies the broker's jars from Maven Central (via scripts/kafka/pom.xml) once,

@@ -23,13 +23,8 @@ keycloak_ready() {
 }
 
 keycloak_our_pid() {
-  local pid
-  [[ -f $KEYCLOAK_DIR/keycloak.pid ]] || return 1
-  read -r pid <"$KEYCLOAK_DIR/keycloak.pid" || return 1
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
   # kc.sh while it checks the build, then the java it becomes: both name the distribution's folder
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$KEYCLOAK_HOME/" || return 1
-  printf '%s\n' "$pid"
+  pid_from_file "$KEYCLOAK_DIR/keycloak.pid" "$KEYCLOAK_HOME/"
 }
 
 # major version of the java at $1 (8 for 1.8.0_x)

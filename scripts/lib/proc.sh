@@ -28,6 +28,17 @@ spawn_detached() {
   (setsid nohup bash -c 'echo $$ >"$0"; exec "$@"' "$pid_file" "$@" </dev/null >>"$log_file" 2>&1 9>&- &)
 }
 
+# The pid in file $1 while its process's command line still holds $2 (so a reused pid is not taken
+# for ours); fails otherwise.
+pid_from_file() {
+  local pid
+  [[ -f $1 ]] || return 1
+  read -r pid <"$1" || return 1
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$2" || return 1
+  printf '%s\n' "$pid"
+}
+
 # stop_pid PID SECONDS LABEL: SIGTERM, wait up to SECONDS for it to go, then SIGKILL.
 stop_pid() {
   local pid=$1 seconds=$2 label=$3 i

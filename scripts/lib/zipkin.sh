@@ -13,12 +13,7 @@ zipkin_healthy() {
 }
 
 zipkin_our_pid() {
-  local pid
-  [[ -f $ZIPKIN_DIR/zipkin.pid ]] || return 1
-  read -r pid <"$ZIPKIN_DIR/zipkin.pid" || return 1
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$ZIPKIN_JAR" || return 1
-  printf '%s\n' "$pid"
+  pid_from_file "$ZIPKIN_DIR/zipkin.pid" "$ZIPKIN_JAR"
 }
 
 zipkin_up() {
