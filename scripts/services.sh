@@ -16,7 +16,7 @@
 #                                  rules of deploy/prometheus/, Alertmanager (9093) notifying
 #                                  $IDEM_ALERT_WEBHOOK
 #   scripts/services.sh keycloak [down]  Keycloak (8180, health on 8181) with realm idem of
-#                                  deploy/keycloak/, signing with .idem/keycloak/realm-key.pem
+#                                  deploy/keycloak/, signing with ~/.cache/idem/keycloak/realm-key.pem
 #
 # A server that already answers on its standard port is reused untouched
 # (PostgreSQL still gets the application's role and database). Everything

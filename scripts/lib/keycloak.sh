@@ -2,14 +2,15 @@
 # Shared by the project's scripts: the local OpenID Connect provider, Keycloak (Maven Central's
 # org.keycloak:keycloak-quarkus-dist) on HOST:KEYCLOAK_PORT with the realm of
 # deploy/keycloak/realm-idem.json (SPEC section 11). It signs with an RSA key made here, outside the
-# repository, which the tests read too to forge tokens of their own. The caller defines log, die,
-# ROOT, HOST and STATE.
+# repository, which the tests read too to forge tokens of their own. On a fixed port, it belongs to
+# the machine like the test clusters: every clone finds the same server and key in CLUSTER_STATE.
+# The caller defines log, die, ROOT, HOST and CLUSTER_STATE.
 
 KEYCLOAK_VERSION=26.7.3
 KEYCLOAK_PORT=8180
 # health and metrics: Keycloak's default, 9000, is too common a port to take on a shared machine
 KEYCLOAK_MANAGEMENT_PORT=8181
-KEYCLOAK_DIR="$STATE/keycloak"
+KEYCLOAK_DIR="$CLUSTER_STATE/keycloak"
 KEYCLOAK_HOME="$KEYCLOAK_DIR/keycloak-$KEYCLOAK_VERSION"
 KEYCLOAK_KEY="$KEYCLOAK_DIR/realm-key.pem"
 KEYCLOAK_CERT="$KEYCLOAK_DIR/realm-cert.pem"

@@ -24,12 +24,15 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The realm {@code idem} of `./idem services keycloak` (127.0.0.1:8180), as callers meet it: its
  * users' and clients' access tokens, and tokens forged with the realm's own signing key, which the
- * script keeps in {@code .idem/keycloak/realm-key.pem} so that tests can sign what Keycloak never would.
+ * script keeps in {@code ~/.cache/idem/keycloak/realm-key.pem} (the machine's, like the test clusters)
+ * so that tests can sign what Keycloak never would.
  */
 public final class Keycloak {
 
     public static final String REALM = "http://127.0.0.1:8180/realms/idem";
-    public static final Path KEY = Path.of(System.getProperty("test.keycloak-key", ".idem/keycloak/realm-key.pem"));
+    public static final Path KEY = Path.of(System.getProperty("test.keycloak-key",
+            System.getenv().getOrDefault("IDEM_CLUSTER_STATE", System.getProperty("user.home") + "/.cache/idem")
+                    + "/keycloak/realm-key.pem"));
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
