@@ -11,7 +11,6 @@ import dev.idem.testing.Keycloak;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -64,8 +63,8 @@ class OperatorsTest {
         as(operator, "POST", "/admin/archive").then().statusCode(200);
         as(Keycloak.opsToken(), "POST", "/admin/dedup/redrive").then().statusCode(200);
 
-        JsonPath audit = as(viewer, "GET", "/admin/audit?since=" + since).then().statusCode(200).extract().jsonPath();
-        List<Map<String, Object>> entries = audit.getList("");
+        List<Map<String, Object>> entries = auditSince(since, Keycloak.claims(viewer), Keycloak.claims(operator),
+                Keycloak.claims(alice), Keycloak.claims(Keycloak.opsToken()));
         Map<String, Object> newest = entries.get(0);
         assertEquals("dedup.redrive", newest.get("action"), entries.toString());
         assertEquals(200, newest.get("status"));
@@ -82,6 +81,31 @@ class OperatorsTest {
         assertEquals(List.of(Keycloak.claims(viewer).getString("sub"), "archive", 403),
                 List.of(refusedViewer.get("subject"), refusedViewer.get("action"), refusedViewer.get("status")));
         assertEquals(4, entries.size(), "reads that were let in are not audited: " + entries);
+    }
+
+    /** A provider that gives roles as groups (Okta, Keycloak's group mapper): {@code groups} counts like realm roles. */
+    @Test
+    void rolesMayComeAsGroups() {
+        String operator = Keycloak.token("operator");
+        JsonObject byGroup = Keycloak.claims(operator).copy();
+        byGroup.remove("realm_access");
+        byGroup.put("groups", List.of(Operator.OPERATOR));
+        String token = Keycloak.signed(Keycloak.header(operator), byGroup);
+        as(token, "GET", "/admin/me").then().statusCode(200).body("role", equalTo("operator"));
+        as(token, "POST", "/admin/archive").then().statusCode(200);
+        byGroup.put("groups", List.of("accounting"));
+        as(Keycloak.signed(Keycloak.header(operator), byGroup), "GET", "/admin/me").then().statusCode(403);
+    }
+
+    /**
+     * The trail's entries from {@code since} on by these tokens' subjects, newest first: other tests
+     * write entries too, some at a moved clock's later times.
+     */
+    static List<Map<String, Object>> auditSince(Instant since, JsonObject... tokens) {
+        List<String> subjects = java.util.Arrays.stream(tokens).map(claims -> claims.getString("sub")).toList();
+        List<Map<String, Object>> entries = as(Keycloak.token("viewer"), "GET", "/admin/audit?limit=1000&since=" + since)
+                .then().statusCode(200).extract().jsonPath().getList("");
+        return entries.stream().filter(entry -> subjects.contains(entry.get("subject"))).toList();
     }
 
     @Test
@@ -124,9 +148,7 @@ class OperatorsTest {
         Instant since = Instant.now();
         hostile.forEach((kind, token) -> as(token, "POST", "/admin/dedup/redrive").then()
                 .statusCode(401).contentType("application/problem+json").body("code", equalTo("ADMIN_UNAUTHORIZED")));
-        JsonPath audit = as(Keycloak.token("viewer"), "GET", "/admin/audit?since=" + since).then().statusCode(200)
-                .extract().jsonPath();
-        List<Map<String, Object>> entries = audit.getList("");
+        List<Map<String, Object>> entries = auditSince(since, claims, Keycloak.claims(viewer));
         assertEquals(hostile.size(), entries.size(), entries.toString());
         for (Map<String, Object> entry : entries) {
             assertEquals(401, entry.get("status"), entry.toString());
