@@ -25,7 +25,8 @@ import java.util.Map;
 public class ConsoleResource {
 
     static final String PATH = "/admin/console";
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Made at run time: a generator in the native image's heap would repeat its build's seed. */
+    private final SecureRandom random = new SecureRandom();
 
     private static final String POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
             + "connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -53,7 +54,7 @@ public class ConsoleResource {
     public Response page() {
         // a new double-submit token each time the page loads: its script sends it back on changes
         byte[] csrf = new byte[24];
-        RANDOM.nextBytes(csrf);
+        random.nextBytes(csrf);
         return Response.fromResponse(serve("index.html"))
                 .cookie(new NewCookie.Builder(AdminAccess.CSRF_COOKIE).value(Base64.getUrlEncoder().withoutPadding()
                         .encodeToString(csrf)).path("/admin").sameSite(NewCookie.SameSite.STRICT).build())
