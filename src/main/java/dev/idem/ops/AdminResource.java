@@ -106,15 +106,15 @@ public class AdminResource {
     @GET
     @Path("/audit")
     public Uni<Response> audit(@QueryParam("limit") String limit, @QueryParam("since") String since) {
-        int count;
-        Instant from;
+        int count = 0;
+        Instant from = null;
         try {
             count = limit == null ? 100 : Integer.parseInt(limit);
             from = since == null ? Instant.EPOCH : Instant.parse(since);
-        } catch (NumberFormatException | DateTimeParseException e) {
-            return Uni.createFrom().item(Problem.badRequest("limit must be an integer from 1 to 1000, since an ISO-8601 instant"));
+        } catch (NumberFormatException | DateTimeParseException unreadable) {
+            // answered as out of range below
         }
-        if (count < 1 || count > 1000) {
+        if (from == null || count < 1 || count > 1000) {
             return Uni.createFrom().item(Problem.badRequest("limit must be an integer from 1 to 1000, since an ISO-8601 instant"));
         }
         return audit.newest(from, count).map(entries -> Response.ok(entries.encode(), MediaType.APPLICATION_JSON).build());

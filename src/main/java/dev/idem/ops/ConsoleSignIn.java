@@ -24,6 +24,7 @@ import jakarta.enterprise.event.Observes;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -59,7 +60,7 @@ class ConsoleSignIn implements TenantConfigResolver {
     private volatile long probedAt = System.nanoTime() - PROBE_EVERY.toNanos();
 
     ConsoleSignIn(@ConfigProperty(name = "quarkus.oidc.auth-server-url") Optional<String> provider,
-                  @ConfigProperty(name = "quarkus.oidc.roles.role-claim-path") Optional<String> roleClaims,
+                  @ConfigProperty(name = "quarkus.oidc.roles.role-claim-path") List<String> roleClaims,
                   OpsConfig config) {
         OpsConfig.Console settings = config.console();
         this.discovery = provider.map(url -> url.replaceAll("/+$", "") + "/.well-known/openid-configuration");
@@ -78,7 +79,7 @@ class ConsoleSignIn implements TenantConfigResolver {
                     .javaScriptAutoRedirect(false)
                     .end()
                 .roles().source(Source.accesstoken)
-                    .roleClaimPath(roleClaims.orElse("realm_access/roles,groups").split(","))
+                    .roleClaimPath(roleClaims)
                     .end()
                 .tokenStateManager().encryptionSecret(secret).end()
                 .logout().path(SIGN_OUT).postLogoutPath(ConsoleResource.PATH).end()

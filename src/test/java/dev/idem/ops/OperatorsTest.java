@@ -109,6 +109,15 @@ class OperatorsTest {
     }
 
     @Test
+    void theTrailsListingRefusesALimitOrInstantItCannotRead() {
+        String viewer = Keycloak.token("viewer");
+        for (String query : List.of("limit=0", "limit=1001", "limit=ten", "since=yesterday")) {
+            as(viewer, "GET", "/admin/audit?" + query).then().statusCode(400).contentType("application/problem+json");
+        }
+        as(viewer, "GET", "/admin/audit?limit=1000").then().statusCode(200);
+    }
+
+    @Test
     void noTokenAndTheStaticTokenAreUnauthorized() {
         given().get("/admin/reconciliation").then().statusCode(401).contentType("application/problem+json")
                 .body("code", equalTo("ADMIN_UNAUTHORIZED"));
