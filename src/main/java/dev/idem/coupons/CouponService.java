@@ -2,6 +2,7 @@ package dev.idem.coupons;
 
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.Item;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.TwoPhaseScope;
 import dev.idem.pipeline.TwoPhaseWork;
@@ -65,12 +66,12 @@ public class CouponService implements TwoPhaseWork {
      */
     public Uni<List<Outcome>> grantAll(List<CouponGrant> grants) {
         List<Uni<Outcome>> external = new ArrayList<>();
-        List<IdempotencyPipeline.Item> local = new ArrayList<>();
+        List<Item> local = new ArrayList<>();
         for (CouponGrant grant : grants) {
             if (issuedExternally(grant)) {
                 external.add(grant(grant));
             } else {
-                local.add(new IdempotencyPipeline.Item(grant.idemRequest(SCOPE), local(grant)));
+                local.add(new Item(grant.idemRequest(SCOPE), local(grant)));
             }
         }
         Uni<List<Outcome>> locals = pipeline.executeAll(local);

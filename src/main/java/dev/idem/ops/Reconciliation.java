@@ -6,7 +6,7 @@ import dev.idem.ops.ReconciliationChecks.Check;
 import dev.idem.orders.OrderRepository;
 import dev.idem.outbox.OutboxRepository;
 import dev.idem.pipeline.DedupAdmin;
-import dev.idem.pipeline.DedupAdmin.Finding;
+import dev.idem.pipeline.Finding;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;

@@ -3,6 +3,7 @@ package dev.idem.ops;
 import static dev.idem.pipeline.SqlTime.ts;
 
 import dev.idem.pipeline.DedupAdmin;
+import dev.idem.pipeline.Finding;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -57,14 +58,14 @@ public class ReconciliationChecks {
         }
     }
 
-    public Uni<DedupAdmin.Finding> run(SqlClient client, Check check, Instant cutoff, Instant since, int samples, Instant now) {
+    public Uni<Finding> run(SqlClient client, Check check, Instant cutoff, Instant since, int samples, Instant now) {
         return client.preparedQuery(check.sql).execute(Tuple.of(ts(cutoff), ts(since), samples, ts(now))).map(rows -> {
             Row row = rows.iterator().next();
             List<String> ids = new ArrayList<>();
             for (String id : row.getArrayOfStrings("samples")) {
                 ids.add(id);
             }
-            return new DedupAdmin.Finding(check.label, row.getLong("total"), ids);
+            return new Finding(check.label, row.getLong("total"), ids);
         });
     }
 }

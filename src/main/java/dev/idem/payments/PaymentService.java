@@ -9,6 +9,7 @@ import dev.idem.orders.OrderStatus;
 import dev.idem.orders.PaymentGateway;
 import dev.idem.pipeline.Effect;
 import dev.idem.pipeline.IdempotencyPipeline;
+import dev.idem.pipeline.Item;
 import dev.idem.pipeline.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -69,8 +70,8 @@ public class PaymentService {
      * when the transaction fails; then none took effect.
      */
     public Uni<List<Outcome>> applyAll(List<PaymentCallback> callbacks, PaymentGateway via) {
-        List<IdempotencyPipeline.Item> items = callbacks.stream()
-                .map(callback -> new IdempotencyPipeline.Item(callback.idemRequest(SCOPE),
+        List<Item> items = callbacks.stream()
+                .map(callback -> new Item(callback.idemRequest(SCOPE),
                         tx -> transition(tx, callback, via)))
                 .toList();
         return pipeline.executeAll(items).invoke(outcomes -> {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.idem.pipeline.IdempotencyPipeline;
-import dev.idem.pipeline.IdempotencyPipeline.Item;
+import dev.idem.pipeline.Item;
 import dev.idem.pipeline.Layer;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;

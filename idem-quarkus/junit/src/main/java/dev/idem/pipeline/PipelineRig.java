@@ -42,10 +42,11 @@ final class PipelineRig {
     PipelineRig(Map<String, String> properties) {
         config = Configs.pipeline(properties);
         cache.expiring(clock, config);
-        protocol = new OnePhase(cache, store, config, metrics, clock, DeliveryTraces.NONE);
+        CacheFirst cacheFirst = new CacheFirst(cache, metrics, DeliveryTraces.NONE);
+        protocol = new OnePhase(cacheFirst, store, config, metrics, clock);
         groups = new GroupCommit(protocol, metrics, config);
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
-        twoPhase = new TwoPhase(protocol, store, config, metrics, clock, handlers);
+        twoPhase = new TwoPhase(cacheFirst, store, config, metrics, clock, handlers);
         pipeline = new IdempotencyPipeline(groups, new Alone(protocol), new PollRounds(protocol), twoPhase, store, config);
     }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.IdempotencyPipeline.Item;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;

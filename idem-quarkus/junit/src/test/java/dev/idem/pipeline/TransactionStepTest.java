@@ -11,8 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.DedupCache.PreCheck;
 import dev.idem.pipeline.OnePhase.Pending;
-import dev.idem.pipeline.OnePhase.Settled;
-import dev.idem.pipeline.IdempotencyPipeline.Item;
+import dev.idem.pipeline.CacheFirst.Settled;
 import dev.idem.pipeline.InMemoryDedupCache.Marked;
 import dev.idem.pipeline.InMemoryDedupStore.Ending;
 import dev.idem.pipeline.InMemoryDedupStore.Tx;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.OnePhase.Pending;
-import dev.idem.pipeline.OnePhase.Settled;
+import dev.idem.pipeline.CacheFirst.Settled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.IdempotencyPipeline.Item;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;

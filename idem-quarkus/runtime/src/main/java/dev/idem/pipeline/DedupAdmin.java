@@ -35,9 +35,6 @@ public class DedupAdmin {
     /** Reconciliation's name for the keys that Redis holds as DONE and Postgres has no record of. */
     public static final String MARKS_WITHOUT_RECORD = "doneMarksWithoutRecord";
 
-    /** One reconciliation check: how many offenders, and a few of them ({@code scope:key}). */
-    public record Finding(String check, long count, List<String> samples) {}
-
     /**
      * One recovery pass over hanging two-phase records: how many it looked at, took over (and ran
      * their effect again), saw confirmed DONE, and marked FAILED. A record another process seized

@@ -27,7 +27,7 @@ interface DedupRecords {
      * hanging at {@code now} (PROCESSING past their lease) and the FAILED ones, each counted with
      * up to {@code samples} of their keys; in that order.
      */
-    Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples);
+    Uni<List<Finding>> unfinished(Instant since, Instant now, int samples);
 
     /** Those of {@code marks} whose key has no record. */
     Uni<List<DedupCache.Mark>> withoutRecord(List<DedupCache.Mark> marks);

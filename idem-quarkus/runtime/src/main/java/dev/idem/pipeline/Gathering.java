@@ -1,6 +1,5 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.IdempotencyPipeline.Item;
 import io.smallrye.mutiny.Uni;
 import java.util.List;
 

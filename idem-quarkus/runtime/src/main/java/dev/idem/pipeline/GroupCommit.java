@@ -1,8 +1,7 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.IdempotencyPipeline.Item;
 import dev.idem.pipeline.OnePhase.Pending;
-import dev.idem.pipeline.OnePhase.Settled;
+import dev.idem.pipeline.CacheFirst.Settled;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;

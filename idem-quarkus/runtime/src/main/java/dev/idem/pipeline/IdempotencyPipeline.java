@@ -18,9 +18,6 @@ import java.util.List;
 @ApplicationScoped
 public class IdempotencyPipeline {
 
-    /** One delivery of a batch: its key, and the work the key guards. */
-    public record Item(IdemRequest request, Work work) {}
-
     private final Gathering single;
     private final PollRounds polls;
     private final TwoPhase twoPhase;

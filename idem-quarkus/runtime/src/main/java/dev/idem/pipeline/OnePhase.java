@@ -1,6 +1,6 @@
 package dev.idem.pipeline;
 
-import dev.idem.pipeline.DedupCache.PreCheck;
+import dev.idem.pipeline.CacheFirst.Settled;
 import dev.idem.pipeline.DeliveryTraces.DeliverySpan;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -11,17 +11,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.IntStream;
 
 /**
@@ -64,33 +61,21 @@ class OnePhase {
         }
     }
 
-    /** What became of a delivery in the database. */
-    sealed interface Settled {
-        /** Its outcome, and the result Redis may now answer its duplicates with (encoded JSON; null: none). */
-        record Decided(Outcome outcome, String doneInCache) implements Settled {}
-
-        /** Its transaction failed: nothing of it took effect, the caller retries or answers 503. */
-        record Failed(Throwable failure) implements Settled {}
-    }
-
     /** How deliveries that reached the database are gathered into transactions: {@link #transact}, or a queue before it. */
     @FunctionalInterface
     interface Transactions {
         Uni<List<Settled>> settle(List<Pending> pending);
     }
 
-    private final DedupCache cache;
+    private final CacheFirst cacheFirst;
     private final DedupStore store;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
     private final Clock clock;
     private final Mistakes mistakes;
-    private final DeliveryTraces traces;
 
-    OnePhase(DedupCache cache, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
-             DeliveryTraces traces) {
-        this.traces = traces;
-        this.cache = cache;
+    OnePhase(CacheFirst cacheFirst, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock) {
+        this.cacheFirst = cacheFirst;
         this.store = store;
         this.config = config;
         this.metrics = metrics;
@@ -100,241 +85,225 @@ class OnePhase {
 
     /**
      * The protocol for {@code items} (distinct keys): the outcome of each, in their order. The
-     * deliveries Redis cannot answer go to the database through {@code transactions}. No client
-     * waits for a Kafka poll's answer, so a poll waits for Redis's DONE marks ({@code awaitCache}):
-     * a slow Redis slows the consumer down instead of piling up writes; a request's answer does not
-     * wait, and a duplicate meanwhile finds the row. If a delivery's transaction failed, the Uni
-     * fails, once the others are settled and counted.
+     * deliveries Redis cannot answer go to the database through {@code transactions}; the rest is
+     * {@link CacheFirst}'s, {@code awaitCache} included.
      */
-    Uni<List<Outcome>> run(List<IdempotencyPipeline.Item> items, Transactions transactions, boolean awaitCache) {
-        return cacheFirst(items.stream().map(IdempotencyPipeline.Item::request).toList(),
+    Uni<List<Outcome>> run(List<Item> items, Transactions transactions, boolean awaitCache) {
+        return cacheFirst.run(items.stream().map(Item::request).toList(),
                 unanswered -> transactions.settle(unanswered.stream()
                         .map(u -> new Pending(u.request(), items.get(u.index()).work(), u.suspect(), u.span()))
                         .toList()),
                 awaitCache);
     }
 
-    /** A delivery Redis could not answer: its place among the requests, whether it is a {@link Pending#suspect}, its span. */
-    record Unanswered(int index, IdemRequest request, boolean suspect, DeliverySpan span) {}
-
-    /**
-     * Steps 1, 4 and 5, which the two-phase protocol shares: the pre-check, {@code database} for
-     * the deliveries Redis could not answer (what became of each, in order), then the DONE marks
-     * and the claims given back, and every outcome counted.
-     */
-    Uni<List<Outcome>> cacheFirst(List<IdemRequest> requests, Function<List<Unanswered>, Uni<List<Settled>>> database,
-                                  boolean awaitCache) {
-        Outcome[] outcomes = new Outcome[requests.size()];
-        boolean[] byCache = new boolean[requests.size()];
-        DeliverySpan[] spans = new DeliverySpan[requests.size()];
-        for (int i = 0; i < requests.size(); i++) {
-            spans[i] = traces.start(requests.get(i));
-        }
-        return cache.preCheckAll(requests).chain(checks -> {
-            List<Unanswered> unanswered = new ArrayList<>();
-            for (int i = 0; i < requests.size(); i++) {
-                if (checks.get(i) instanceof PreCheck.Done done) {
-                    outcomes[i] = Outcomes.ofCache(requests.get(i), done);
-                    byCache[i] = true;
-                } else {
-                    unanswered.add(new Unanswered(i, requests.get(i), !(checks.get(i) instanceof PreCheck.Claimed), spans[i]));
-                }
-            }
-            if (unanswered.isEmpty()) {
-                return Uni.createFrom().<Throwable>nullItem();
-            }
-            return Uni.createFrom().deferred(() -> database.apply(unanswered))
-                    .onFailure().recoverWithItem(failure -> Collections.<Settled>nCopies(unanswered.size(),
-                            new Settled.Failed(failure)))
-                    .chain(settled -> {
-                        Throwable failure = null;
-                        for (int j = 0; j < settled.size(); j++) {
-                            if (settled.get(j) instanceof Settled.Decided decided) {
-                                outcomes[unanswered.get(j).index()] = decided.outcome();
-                            } else if (failure == null) {
-                                failure = ((Settled.Failed) settled.get(j)).failure();
-                            }
-                        }
-                        Uni<Void> cached = afterCommit(unanswered, settled);
-                        if (!awaitCache) {
-                            cached.subscribe().with(ignored -> {});
-                            cached = Uni.createFrom().voidItem();
-                        }
-                        return cached.replaceWith(failure);
-                    });
-        }).chain(failure -> {
-            for (int i = 0; i < outcomes.length; i++) {
-                if (outcomes[i] != null) {
-                    metrics.outcome(requests.get(i).scope(), outcomes[i]);
-                    spans[i].end(outcomes[i], byCache[i]);
-                } else {
-                    spans[i].failed(failure);
-                }
-            }
-            return failure == null
-                    ? Uni.createFrom().item(Arrays.asList(outcomes))
-                    : Uni.createFrom().failure(failure);
-        });
-    }
-
-    /**
-     * DONE in Redis for what committed or was found done, in one call; then the claims of the
-     * deliveries that kept no record (refused, or their transaction failed) are given back, so that
-     * their next delivery is claimed afresh rather than looked up.
-     */
-    Uni<Void> afterCommit(List<Unanswered> pending, List<? extends Settled> settled) {
-        List<IdemRequest> done = new ArrayList<>();
-        List<String> results = new ArrayList<>();
-        List<IdemRequest> released = new ArrayList<>();
-        for (int j = 0; j < settled.size(); j++) {
-            IdemRequest request = pending.get(j).request();
-            if (settled.get(j) instanceof Settled.Decided decided && decided.doneInCache() != null) {
-                done.add(request);
-                results.add(decided.doneInCache());
-            } else if (!pending.get(j).suspect() && keptNoRecord(settled.get(j))) {
-                released.add(request);
-            }
-        }
-        return cache.markDoneAll(done, results).chain(() -> cache.release(released));
-    }
-
-    private static boolean keptNoRecord(Settled settled) {
-        return settled instanceof Settled.Failed
-                || settled instanceof Settled.Decided decided && decided.doneInCache() == null
-                        && decided.outcome() instanceof Outcome.Rejected;
-    }
-
     // --- steps 2 and 3: the transaction and its judgement ---------------------------------------
+
+    /** A delivery in a round: its place among those given to {@link #transact}, and whether its row vanished once already. */
+    record Open(int at, Pending pending, boolean vanishedBefore) {
+        IdemRequest request() {
+            return pending.request();
+        }
+
+        String batchKey() {
+            return DedupStore.batchKey(pending.request());
+        }
+
+        /** Runs again as {@code refusal}: its decision stands, and is recorded without what its work wrote. */
+        Open refusing(Effect.Rejected refusal) {
+            Work recorded = new Work.Known(refusal, tx -> Uni.createFrom().voidItem());
+            return new Open(at, new Pending(request(), recorded, pending.suspect(), pending.span()), vanishedBefore);
+        }
+
+        Open vanished() {
+            return new Open(at, pending, true);
+        }
+    }
+
+    /** What a work answered, how many statements it sent through its connection, how many of them changed rows. */
+    record WorkRan(Effect effect, int statements, int changes, long nanos) {}
+
+    /**
+     * The results sent as records (encoded, by {@link Open#at}; a refusal not kept has none), the
+     * keys written, and the rows found in place of those not written.
+     */
+    record Recorded(Map<Integer, String> results, Set<String> written, Map<String, DedupRecord> found) {
+        static final Recorded NOTHING = new Recorded(Map.of(), Set.of(), Map.of());
+    }
+
+    /** What a transaction saw, for {@link #judge}. */
+    sealed interface Seen {
+        /**
+         * It ran: the suspects' rows found before any work, what each work answered (by
+         * {@link Open#at}), and its records; none when a work refused after writing (the transaction
+         * stopped there).
+         */
+        record Ran(Map<String, DedupRecord> before, Map<Integer, WorkRan> works, Optional<Recorded> recorded) implements Seen {}
+
+        /** It failed, as {@code kind}; for a work alone that broke a unique constraint, its key's row if there is one. */
+        record Failed(Throwable failure, DedupStore.Failure kind, Map<String, DedupRecord> found) implements Seen {}
+    }
+
+    /**
+     * What one transaction came to: the deliveries it decided (by {@link Open#at}), those that run
+     * again (together, or each alone when {@code split}), whether it commits, and why deliveries run
+     * again (the metric's reason).
+     */
+    record Round(Map<Integer, Settled> decided, List<Open> again, boolean split, boolean commit, Optional<String> retried) {}
 
     /** Steps 2 and 3 for {@code pending} (distinct keys), in one transaction or more: what became of each, in its order. */
     Uni<List<Settled>> transact(List<Pending> pending) {
-        Settled[] settled = new Settled[pending.size()];
-        List<Integer> byKey = IntStream.range(0, pending.size()).boxed()
-                .sorted(Comparator.comparing((Integer i) -> pending.get(i).request().key())
-                        .thenComparing(i -> pending.get(i).request().scope()))
+        List<Open> open = IntStream.range(0, pending.size()).mapToObj(i -> new Open(i, pending.get(i), false))
+                .sorted(Comparator.comparing((Open o) -> o.request().key()).thenComparing(o -> o.request().scope()))
                 .toList();
-        return attempt(pending, byKey, settled, new HashSet<>()).map(ignored -> Arrays.asList(settled));
+        return rounds(open).map(decided -> IntStream.range(0, pending.size()).mapToObj(decided::get).toList());
     }
 
-    /**
-     * One transaction over {@code open}; then again without what it settled, or each alone after an
-     * error. {@code vanished}: deliveries whose conflicting row was gone when looked up (archived
-     * meanwhile); each is tried once more, then answered IN_FLIGHT.
-     */
-    private Uni<Void> attempt(List<Pending> pending, List<Integer> open, Settled[] settled, Set<Integer> vanished) {
+    /** One transaction over {@code open}, judged; then the rounds of what it left. */
+    private Uni<Map<Integer, Settled>> rounds(List<Open> open) {
         if (open.isEmpty()) {
-            return Uni.createFrom().voidItem();
+            return Uni.createFrom().item(Map.of());
         }
-        open.forEach(i -> pending.get(i).span().grouped(open.size()));
-        return store.transaction(lockBound(pending, open), tx -> decide(tx, pending, open, vanished), round -> round.commit)
-                .onItemOrFailure().transformToUni((round, failure) -> {
-                    if (failure == null) {
-                        round.decided.forEach((i, s) -> settled[i] = s);
-                        if (!round.again.isEmpty()) {
-                            metrics.groupRetried(round.wroteThenRefused ? "refused" : "conflict");
-                        }
-                        return attempt(withRefusals(pending, round.refused), round.again, settled, vanished);
-                    }
-                    DedupStore.Failure kind = store.classify(failure);
-                    if (open.size() > 1 && kind != DedupStore.Failure.UNAVAILABLE) {
-                        // one delivery's statement or work failed and took the others' transaction with it
-                        metrics.groupRetried("error");
-                        return Multi.createFrom().iterable(open)
-                                .onItem().transformToUniAndConcatenate(i -> attempt(pending, List.of(i), settled, vanished))
-                                .collect().last().replaceWithVoid();
-                    }
-                    return failed(pending, open, settled, failure, kind);
+        open.forEach(o -> o.pending().span().grouped(open.size()));
+        return store.transaction(lockBound(open), tx -> observe(tx, open).map(seen -> judge(open, seen, config)), Round::commit)
+                .onFailure().recoverWithUni(failure -> observeFailure(open, failure).map(seen -> judge(open, seen, config)))
+                .chain(round -> {
+                    round.retried().ifPresent(metrics::groupRetried);
+                    Uni<Map<Integer, Settled>> later = round.split()
+                            ? Multi.createFrom().iterable(round.again())
+                                    .onItem().transformToUniAndConcatenate(alone -> rounds(List.of(alone)))
+                                    .collect().in(HashMap::new, Map::putAll)
+                            : rounds(round.again());
+                    return later.map(settled -> {
+                        Map<Integer, Settled> all = new HashMap<>(round.decided());
+                        all.putAll(settled);
+                        return all;
+                    });
                 });
     }
 
     /**
-     * The transaction of {@code open} failed, and retrying it as it is would fail the same way, or
-     * the store itself failed. A work that broke a unique constraint of its own tables met a change
-     * made before: by this key's first delivery when the key has a record (Redis had lost the key,
-     * so the work ran before the record was looked up), and then the record answers.
+     * Step 2: the suspects' rows looked up, the works run on the transaction's connection, and the
+     * records of what they answered written as its last statement, unless a work refused after
+     * writing; the rows in the way of records not written looked up.
      */
-    private Uni<Void> failed(List<Pending> pending, List<Integer> open, Settled[] settled, Throwable failure,
-                             DedupStore.Failure kind) {
-        if (kind == DedupStore.Failure.UNIQUE_VIOLATION) {
-            return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(pending, open)), read -> false)
-                    .map(found -> {
-                        for (int i : open) {
-                            DedupRecord record = found.get(DedupStore.batchKey(pending.get(i).request()));
-                            settled[i] = record != null ? judged(pending.get(i).request(), record, config)
-                                    : new Settled.Decided(Outcomes.uniqueViolation(failure), null);
-                        }
-                        return (Void) null;
-                    })
-                    .onFailure().recoverWithItem(lookup -> {
-                        open.forEach(i -> settled[i] = new Settled.Failed(lookup));
-                        return null;
-                    });
-        }
-        Settled alone = switch (kind) {
-            case LOCK_NOT_AVAILABLE -> new Settled.Decided(Outcomes.inFlight(config), null);
-            case INVALID_DATA -> new Settled.Decided(Outcomes.invalidData(failure), null);
-            default -> new Settled.Failed(failure);
-        };
-        open.forEach(i -> settled[i] = alone);
-        return Uni.createFrom().voidItem();
-    }
-
-    private Uni<Round> decide(SqlConnection tx, List<Pending> pending, List<Integer> open, Set<Integer> vanished) {
-        Round round = new Round();
-        List<Integer> suspects = open.stream().filter(i -> pending.get(i).suspect()).toList();
-        Uni<Map<String, DedupRecord>> existing = suspects.isEmpty()
+    private Uni<Seen> observe(SqlConnection tx, List<Open> open) {
+        List<Open> suspects = open.stream().filter(o -> o.pending().suspect()).toList();
+        Uni<Map<String, DedupRecord>> before = suspects.isEmpty()
                 ? Uni.createFrom().item(Map.of())
-                : store.findAll(tx, requests(pending, suspects));
-        Uni<Round> decided = existing.chain(records -> {
-            List<Integer> working = new ArrayList<>();
-            for (int i : open) {
-                DedupRecord record = records.get(DedupStore.batchKey(pending.get(i).request()));
-                if (record == null) {
-                    working.add(i);
-                } else {
-                    round.decided.put(i, judged(pending.get(i).request(), record, config));
-                }
-            }
-            List<Effect> known = knownEffects(pending, working);
+                : store.findAll(tx, requests(suspects));
+        return before.chain(found -> {
+            List<Open> working = open.stream().filter(o -> !found.containsKey(o.batchKey())).toList();
+            List<Effect> known = knownEffects(working);
             if (known != null) {
                 // every effect is known already: the records go out right behind the works, pipelined
-                return Uni.combine().all().unis(works(tx, pending, working),
-                        record(tx, pending, working, known, round, vanished)).asTuple()
-                        .map(both -> {
-                            checked(pending, working, both.getItem1());
-                            return both.getItem2();
-                        });
+                return Uni.combine().all().unis(works(tx, working), record(tx, working, known)).asTuple()
+                        .map(both -> new Seen.Ran(found, both.getItem1(), Optional.of(both.getItem2())));
             }
-            return works(tx, pending, working).chain(ran -> {
-                checked(pending, working, ran);
-                for (int j = 0; j < ran.size(); j++) {
-                    if (ran.get(j).effect() instanceof Effect.Rejected refused && ran.get(j).changes() > 0) {
-                        round.wroteThenRefused = true;
-                        int i = working.get(j);
-                        if (Outcomes.kept(refused, config.storesRefusals(pending.get(i).request().scope()))) {
-                            round.refused.put(i, refused);
-                        } else {
-                            round.decided.put(i, new Settled.Decided(Outcomes.ofEffect(refused), null));
-                        }
-                    }
+            return works(tx, working).chain(ran -> {
+                boolean wroteThenRefused = ran.values().stream()
+                        .anyMatch(work -> work.effect() instanceof Effect.Rejected && work.changes() > 0);
+                if (wroteThenRefused) {
+                    return Uni.createFrom().item(new Seen.Ran(found, ran, Optional.empty()));
                 }
-                if (round.wroteThenRefused) {
-                    // what a refused work wrote must not commit: roll back; the others run again, and a
-                    // refusal to be kept is recorded then, without running its work again
-                    round.again = working.stream().filter(i -> !round.decided.containsKey(i)).toList();
-                    return Uni.createFrom().item(round);
-                }
-                return record(tx, pending, working, ran.stream().map(Ran::effect).toList(), round, vanished);
+                List<Effect> effects = working.stream().map(o -> ran.get(o.at()).effect()).toList();
+                return record(tx, working, effects).map(recorded -> new Seen.Ran(found, ran, Optional.of(recorded)));
             });
         });
-        return decided;
+    }
+
+    /**
+     * The transaction failed. A work alone that broke a unique constraint of its own tables met a
+     * change made before: by this key's first delivery when the key has a record (Redis had lost
+     * the key, so the work ran before the record was looked up), which is looked up for judgement.
+     */
+    private Uni<Seen> observeFailure(List<Open> open, Throwable failure) {
+        DedupStore.Failure kind = store.classify(failure);
+        if (kind != DedupStore.Failure.UNIQUE_VIOLATION || open.size() > 1) {
+            return Uni.createFrom().item(new Seen.Failed(failure, kind, Map.of()));
+        }
+        return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(open)), read -> false)
+                .<Seen>map(found -> new Seen.Failed(failure, kind, found))
+                .onFailure().recoverWithItem(lookup -> new Seen.Failed(lookup, DedupStore.Failure.UNAVAILABLE, Map.of()));
+    }
+
+    /**
+     * Step 3, what the database saw become outcomes:
+     * <ul>
+     *   <li>a row found before any work ran, or in the way of a record, is the key's answer
+     *       ({@link Settled.Decided#found});
+     *   <li>a work that refused after writing: nothing commits, its refusal is recorded in the next
+     *       round if kept (without running it again), the others run again;
+     *   <li>every record written: commit. Some met another transaction's row: nothing commits, those
+     *       are judged by the row, the rest run again; a row gone by the lookup (archived meanwhile)
+     *       leaves its key free, tried once more and then IN_FLIGHT;
+     *   <li>the transaction failed: a group runs again each alone, so a failure stays with the
+     *       delivery it belongs to; alone, a lock wait is IN_FLIGHT, data the database refused is
+     *       REJECTED as INVALID_DATA, a unique violation is judged by the key's row or REJECTED as
+     *       UNIQUE_VIOLATION, and anything else fails the delivery.
+     * </ul>
+     */
+    static Round judge(List<Open> open, Seen seen, PipelineConfig config) {
+        Map<Integer, Settled> decided = new LinkedHashMap<>();
+        List<Open> again = new ArrayList<>();
+        if (seen instanceof Seen.Failed failed) {
+            if (open.size() > 1 && failed.kind() != DedupStore.Failure.UNAVAILABLE) {
+                return new Round(Map.of(), open, true, false, Optional.of("error"));
+            }
+            for (Open o : open) {
+                DedupRecord row = failed.found().get(o.batchKey());
+                decided.put(o.at(), switch (failed.kind()) {
+                    case UNIQUE_VIOLATION -> row != null ? Settled.Decided.found(o.request(), row, config)
+                            : new Settled.Decided(Outcomes.uniqueViolation(failed.failure()));
+                    case LOCK_NOT_AVAILABLE -> new Settled.Decided(Outcomes.inFlight(config));
+                    case INVALID_DATA -> new Settled.Decided(Outcomes.invalidData(failed.failure()));
+                    default -> new Settled.Failed(failed.failure());
+                });
+            }
+            return new Round(decided, List.of(), false, false, Optional.empty());
+        }
+        Seen.Ran ran = (Seen.Ran) seen;
+        Recorded recorded = ran.recorded().orElse(Recorded.NOTHING);
+        boolean conflicted = open.stream()
+                .anyMatch(o -> recorded.results().containsKey(o.at()) && !recorded.written().contains(o.batchKey()));
+        for (Open o : open) {
+            DedupRecord before = ran.before().get(o.batchKey());
+            WorkRan work = ran.works().get(o.at());
+            String result = recorded.results().get(o.at());
+            if (before != null) {
+                decided.put(o.at(), Settled.Decided.found(o.request(), before, config));
+            } else if (ran.recorded().isEmpty()) {
+                if (!(work.effect() instanceof Effect.Rejected refused && work.changes() > 0)) {
+                    again.add(o);
+                } else if (Outcomes.kept(refused, config.storesRefusals(o.request().scope()))) {
+                    again.add(o.refusing(refused));
+                } else {
+                    decided.put(o.at(), new Settled.Decided(Outcomes.ofEffect(refused)));
+                }
+            } else if (result == null) {
+                decided.put(o.at(), new Settled.Decided(Outcomes.ofEffect(work.effect())));
+            } else if (!conflicted) {
+                decided.put(o.at(), new Settled.Decided(Outcomes.ofEffect(work.effect()), result));
+            } else if (recorded.written().contains(o.batchKey())) {
+                again.add(o);
+            } else if (recorded.found().containsKey(o.batchKey())) {
+                decided.put(o.at(), Settled.Decided.found(o.request(), recorded.found().get(o.batchKey()), config));
+            } else if (!o.vanishedBefore()) {
+                again.add(o.vanished());
+            } else {
+                decided.put(o.at(), new Settled.Decided(Outcomes.inFlight(config)));
+            }
+        }
+        boolean commit = ran.recorded().isPresent() && !conflicted && !recorded.results().isEmpty();
+        Optional<String> retried = again.isEmpty() ? Optional.empty()
+                : Optional.of(ran.recorded().isEmpty() ? "refused" : "conflict");
+        return new Round(decided, again, false, commit, retried);
     }
 
     /** The effects of {@code working} when every one of them is known before it runs, else null. */
-    private static List<Effect> knownEffects(List<Pending> pending, List<Integer> working) {
+    private static List<Effect> knownEffects(List<Open> working) {
         List<Effect> effects = new ArrayList<>(working.size());
-        for (int i : working) {
-            if (!(pending.get(i).work() instanceof Work.Known known)) {
+        for (Open o : working) {
+            if (!(o.pending().work() instanceof Work.Known known)) {
                 return null;
             }
             effects.add(known.effect());
@@ -343,22 +312,16 @@ class OnePhase {
     }
 
     /**
-     * What a work reported, how many statements it sent through the connection it was given, and
-     * how many of them changed rows.
-     */
-    private record Ran(Effect effect, int statements, int changes, long nanos) {}
-
-    /**
      * The works of {@code working}, in that order, pipelined on the transaction's connection; each
-     * is given the connection {@link WatchedConnection watched}.
+     * is given the connection {@link WatchedConnection watched}. What each answered, by {@link Open#at}.
      */
-    private static Uni<List<Ran>> works(SqlConnection tx, List<Pending> pending, List<Integer> working) {
+    private Uni<Map<Integer, WorkRan>> works(SqlConnection tx, List<Open> working) {
         if (working.isEmpty()) {
-            return Uni.createFrom().item(List.of());
+            return Uni.createFrom().item(Map.of());
         }
-        List<Uni<Ran>> runs = new ArrayList<>(working.size());
-        for (int i : working) {
-            Pending delivery = pending.get(i);
+        List<Uni<WorkRan>> runs = new ArrayList<>(working.size());
+        for (Open o : working) {
+            Pending delivery = o.pending();
             SqlConnection watched = WatchedConnection.watch(tx, delivery.request().scope(), delivery.span().traceparent());
             long started = System.nanoTime();
             Uni<Effect> effect;
@@ -369,142 +332,74 @@ class OnePhase {
                 effect = Uni.createFrom().failure(thrown);
             }
             runs.add(effect.onItem().ifNull().failWith(() -> new NullPointerException("the work's Uni gave null, not an Effect"))
-                    .map(e -> new Ran(e, WatchedConnection.statements(watched), WatchedConnection.changes(watched),
+                    .map(e -> new WorkRan(e, WatchedConnection.statements(watched), WatchedConnection.changes(watched),
                             System.nanoTime() - started)));
         }
-        return Uni.join().all(runs).andFailFast();
-    }
-
-    /**
-     * {@code pending} with the works of {@code refused} replaced by their refusals: a work that
-     * refused after writing is not run again (its decision stands), its refusal is recorded in a
-     * transaction that holds none of its writes.
-     */
-    private static List<Pending> withRefusals(List<Pending> pending, Map<Integer, Effect.Rejected> refused) {
-        if (refused.isEmpty()) {
-            return pending;
-        }
-        List<Pending> next = new ArrayList<>(pending);
-        refused.forEach((i, refusal) -> next.set(i, new Pending(pending.get(i).request(),
-                new Work.Known(refusal, tx -> Uni.createFrom().voidItem()), pending.get(i).suspect(), pending.get(i).span())));
-        return next;
-    }
-
-    /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
-    private void checked(List<Pending> pending, List<Integer> working, List<Ran> ran) {
-        for (int j = 0; j < ran.size(); j++) {
-            String scope = pending.get(working.get(j)).request().scope();
-            Ran r = ran.get(j);
-            if (r.effect() instanceof Effect.Processed && r.statements() == 0) {
-                mistakes.warn(scope, "no-statement", "%s: a work reported Processed but sent no statement through the "
-                        + "connection it was given, so what it changed is not in the pipeline's transaction: a crash "
-                        + "before the commit leaves the change without its record, and a retry makes it twice. "
-                        + "Send the work's statements through that connection.", scope);
+        return Uni.join().all(runs).andFailFast().map(ran -> {
+            Map<Integer, WorkRan> byDelivery = new HashMap<>();
+            for (int j = 0; j < ran.size(); j++) {
+                checked(working.get(j).request().scope(), ran.get(j));
+                byDelivery.put(working.get(j).at(), ran.get(j));
             }
-            if (r.nanos() > config.slowWork().toNanos()) {
-                mistakes.warn(scope, "slow", "%s: a work took %d ms in the pipeline's transaction (idem.pipeline.slow-work "
-                        + "is %s): the deliveries sharing the transaction waited as long, and its row locks were held. "
-                        + "Keep calls to other services out of the work (two-phase mode is for them).",
-                        scope, r.nanos() / 1_000_000, config.slowWork());
-            }
-        }
-    }
-
-    /**
-     * The dedup records of the works, in one statement: what each answered, its refusal included
-     * (unless its scope stores none; a refused work wrote nothing by now). Every record written:
-     * commit. Some met another transaction's row: judge those by it (this transaction sees it now
-     * that it committed), roll back, run the rest again.
-     */
-    private Uni<Round> record(SqlConnection tx, List<Pending> pending, List<Integer> working, List<Effect> effects,
-                              Round round, Set<Integer> vanished) {
-        List<Integer> kept = new ArrayList<>();
-        List<String> results = new ArrayList<>();
-        Map<Integer, Outcome> outcomes = new HashMap<>();
-        for (int j = 0; j < working.size(); j++) {
-            int i = working.get(j);
-            Outcome outcome = Outcomes.ofEffect(effects.get(j));
-            JsonObject stored = Outcomes.stored(effects.get(j), config.storesRefusals(pending.get(i).request().scope()),
-                    pending.get(i).span().traceId());
-            if (stored == null) {
-                round.decided.put(i, new Settled.Decided(outcome, null));
-            } else {
-                kept.add(i);
-                results.add(JsonText.encode(stored));
-                outcomes.put(i, outcome);
-            }
-        }
-        if (kept.isEmpty()) {
-            return Uni.createFrom().item(round);
-        }
-        Instant now = clock.instant();
-        List<IdemRequest> requests = requests(pending, kept);
-        List<Instant> expiresAt = requests.stream().map(r -> now.plus(config.retention(r.scope()))).toList();
-        return store.recordAll(tx, requests, results, now, expiresAt).chain(written -> {
-            List<Integer> conflicts = new ArrayList<>();
-            for (int k = 0; k < kept.size(); k++) {
-                int i = kept.get(k);
-                if (written.contains(DedupStore.batchKey(requests.get(k)))) {
-                    round.decided.put(i, new Settled.Decided(outcomes.get(i), results.get(k)));
-                } else {
-                    conflicts.add(i);
-                }
-            }
-            if (conflicts.isEmpty()) {
-                round.commit = true;
-                return Uni.createFrom().item(round);
-            }
-            kept.forEach(round.decided::remove);
-            return store.findAll(tx, requests(pending, conflicts)).map(found -> {
-                List<Integer> again = new ArrayList<>();
-                for (int i : kept) {
-                    DedupRecord record = conflicts.contains(i)
-                            ? found.get(DedupStore.batchKey(pending.get(i).request()))
-                            : null;
-                    if (record != null) {
-                        round.decided.put(i, judged(pending.get(i).request(), record, config));
-                    } else if (!conflicts.contains(i) || vanished.add(i)) {
-                        // not a conflict, or one whose row was archived before the lookup: its key is free again
-                        again.add(i);
-                    } else {
-                        round.decided.put(i, new Settled.Decided(Outcomes.inFlight(config), null));
-                    }
-                }
-                round.again = again;
-                return round;
-            });
+            return byDelivery;
         });
     }
 
-    /** A row another delivery committed; a DONE one is the key's answer, and refreshes Redis. */
-    static Settled.Decided judged(IdemRequest request, DedupRecord record, PipelineConfig config) {
-        Outcome outcome = Outcomes.ofExisting(request, record, Outcomes.inFlight(config));
-        boolean answer = outcome instanceof Outcome.Duplicate
-                || outcome instanceof Outcome.Rejected rejected && rejected.replayed();
-        return new Settled.Decided(outcome, answer ? JsonText.encode(record.result()) : null);
+    /** The mistakes a work can make that no outcome shows: each is logged, once a minute per scope. */
+    private void checked(String scope, WorkRan work) {
+        if (work.effect() instanceof Effect.Processed && work.statements() == 0) {
+            mistakes.warn(scope, "no-statement", "%s: a work reported Processed but sent no statement through the "
+                    + "connection it was given, so what it changed is not in the pipeline's transaction: a crash "
+                    + "before the commit leaves the change without its record, and a retry makes it twice. "
+                    + "Send the work's statements through that connection.", scope);
+        }
+        if (work.nanos() > config.slowWork().toNanos()) {
+            mistakes.warn(scope, "slow", "%s: a work took %d ms in the pipeline's transaction (idem.pipeline.slow-work "
+                    + "is %s): the deliveries sharing the transaction waited as long, and its row locks were held. "
+                    + "Keep calls to other services out of the work (two-phase mode is for them).",
+                    scope, work.nanos() / 1_000_000, config.slowWork());
+        }
+    }
+
+    /**
+     * The dedup records of {@code working}, in one statement: what each answered, its refusal
+     * included (unless its scope stores none); then the rows in the way of those not written.
+     */
+    private Uni<Recorded> record(SqlConnection tx, List<Open> working, List<Effect> effects) {
+        List<Open> kept = new ArrayList<>();
+        Map<Integer, String> results = new LinkedHashMap<>();
+        for (int j = 0; j < working.size(); j++) {
+            Open o = working.get(j);
+            JsonObject stored = Outcomes.stored(effects.get(j), config.storesRefusals(o.request().scope()),
+                    o.pending().span().traceId());
+            if (stored != null) {
+                kept.add(o);
+                results.put(o.at(), JsonText.encode(stored));
+            }
+        }
+        if (kept.isEmpty()) {
+            return Uni.createFrom().item(Recorded.NOTHING);
+        }
+        Instant now = clock.instant();
+        List<IdemRequest> requests = requests(kept);
+        List<Instant> expiresAt = requests.stream().map(r -> now.plus(config.retention(r.scope()))).toList();
+        return store.recordAll(tx, requests, List.copyOf(results.values()), now, expiresAt).chain(written -> {
+            List<Open> conflicts = kept.stream().filter(o -> !written.contains(o.batchKey())).toList();
+            return conflicts.isEmpty()
+                    ? Uni.createFrom().item(new Recorded(results, written, Map.of()))
+                    : store.findAll(tx, requests(conflicts)).map(found -> new Recorded(results, written, found));
+        });
     }
 
     /** The shortest concurrent wait among the scopes of {@code open}, if any has one. */
-    private Optional<Duration> lockBound(List<Pending> pending, List<Integer> open) {
+    private Optional<Duration> lockBound(List<Open> open) {
         return open.stream()
-                .map(i -> config.concurrentWait(pending.get(i).request().scope()))
+                .map(o -> config.concurrentWait(o.request().scope()))
                 .flatMap(Optional::stream)
                 .min(Comparator.naturalOrder());
     }
 
-    private static List<IdemRequest> requests(List<Pending> pending, List<Integer> indices) {
-        return indices.stream().map(i -> pending.get(i).request()).toList();
-    }
-
-    /**
-     * How one transaction ended: what it settled, whether it commits, who runs again; whether a work
-     * refused after writing, and those of such works whose refusals are kept (run again as them).
-     */
-    private static final class Round {
-        final Map<Integer, Settled> decided = new HashMap<>();
-        final Map<Integer, Effect.Rejected> refused = new HashMap<>();
-        List<Integer> again = List.of();
-        boolean commit;
-        boolean wroteThenRefused;
+    private static List<IdemRequest> requests(List<Open> open) {
+        return open.stream().map(Open::request).toList();
     }
 }

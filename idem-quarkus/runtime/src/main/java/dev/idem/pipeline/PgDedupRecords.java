@@ -101,19 +101,19 @@ class PgDedupRecords implements DedupRecords {
     }
 
     @Override
-    public Uni<List<DedupAdmin.Finding>> unfinished(Instant since, Instant now, int samples) {
+    public Uni<List<Finding>> unfinished(Instant since, Instant now, int samples) {
         return pool.preparedQuery(UNFINISHED).execute(Tuple.of(ts(since), ts(now), samples)).map(rows -> {
-            Map<String, DedupAdmin.Finding> byStatus = new HashMap<>();
+            Map<String, Finding> byStatus = new HashMap<>();
             for (Row row : rows) {
                 String status = row.getString("status");
                 String[] keys = row.getArrayOfStrings("samples");
-                byStatus.put(status, new DedupAdmin.Finding(
+                byStatus.put(status, new Finding(
                         status.equals("FAILED") ? DedupAdmin.FAILED : DedupAdmin.HANGING,
                         row.getLong("total"), keys == null ? List.of() : List.of(keys)));
             }
             return List.of(
-                    byStatus.getOrDefault("PROCESSING", new DedupAdmin.Finding(DedupAdmin.HANGING, 0, List.of())),
-                    byStatus.getOrDefault("FAILED", new DedupAdmin.Finding(DedupAdmin.FAILED, 0, List.of())));
+                    byStatus.getOrDefault("PROCESSING", new Finding(DedupAdmin.HANGING, 0, List.of())),
+                    byStatus.getOrDefault("FAILED", new Finding(DedupAdmin.FAILED, 0, List.of())));
         });
     }
 }

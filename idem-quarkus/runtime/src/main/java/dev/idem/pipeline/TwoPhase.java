@@ -1,7 +1,8 @@
 package dev.idem.pipeline;
 
 import dev.idem.pipeline.DeliveryTraces.DeliverySpan;
-import dev.idem.pipeline.OnePhase.Settled;
+import dev.idem.pipeline.CacheFirst.Settled;
+import dev.idem.pipeline.CacheFirst.Unanswered;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -20,9 +21,8 @@ import org.jboss.logging.Logger;
  * as PROCESSING under a lease; the effect runs carrying the key; a second transaction confirms DONE
  * together with the local business change, by compare-and-set on the lease. A record left PROCESSING
  * past its lease (a crash, a hang, a failed attempt) is taken over by a duplicate or by
- * {@link HangingRecords}. Around it run the one-phase protocol's own steps
- * ({@link OnePhase#cacheFirst}): the Redis pre-check, the DONE mark after commit, the claim given
- * back, the outcome metric.
+ * {@link HangingRecords}. Around it run the steps both protocols share ({@link CacheFirst}): the
+ * Redis pre-check, the DONE mark after commit, the claim given back, the outcome metric.
  */
 @ApplicationScoped
 class TwoPhase {
@@ -32,16 +32,16 @@ class TwoPhase {
     /** A claim that finds a row which then vanishes (archived meanwhile) is tried again, once. */
     private static final int CLAIM_ATTEMPTS = 2;
 
-    private final OnePhase protocol;
+    private final CacheFirst cacheFirst;
     private final DedupStore store;
     private final PipelineConfig config;
     private final PipelineMetrics metrics;
     private final Clock clock;
     private final TwoPhaseHandlers handlers;
 
-    TwoPhase(OnePhase protocol, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
+    TwoPhase(CacheFirst cacheFirst, DedupStore store, PipelineConfig config, PipelineMetrics metrics, Clock clock,
              TwoPhaseHandlers handlers) {
-        this.protocol = protocol;
+        this.cacheFirst = cacheFirst;
         this.store = store;
         this.config = config;
         this.metrics = metrics;
@@ -60,7 +60,7 @@ class TwoPhase {
         TwoPhaseWork work = handlers.forScope(request.scope()).orElseThrow(() ->
                 new IllegalStateException("no two-phase work for scope " + request.scope()));
         Claiming claim = new Claiming(request, payload);
-        return protocol.cacheFirst(List.of(request), unanswered -> store.transaction(
+        return cacheFirst.run(List.of(request), unanswered -> store.transaction(
                                 config.concurrentWait(request.scope()), tx -> decide(tx, request, claim, CLAIM_ATTEMPTS),
                                 Decision::commit)
                         .chain(decision -> decision.acquired() == null
@@ -91,8 +91,7 @@ class TwoPhase {
             }
             IdemRequest request = seized.lease().request();
             return attempt(work.get(), seized.lease(), DeliverySpan.NONE)
-                    // not a claim of this delivery's (a suspect): Redis hears DONE, no claim is given back
-                    .call(done -> protocol.afterCommit(List.of(new OnePhase.Unanswered(0, request, true, DeliverySpan.NONE)), List.of(done)))
+                    .call(done -> cacheFirst.afterCommit(List.of(Unanswered.recovered(request)), List.of(done)))
                     .map(done -> done.outcome().accept(Resumption.AFTER_TAKEOVER));
         });
     }
@@ -255,7 +254,7 @@ class TwoPhase {
             boolean hanging = record.status() == DedupRecord.Status.PROCESSING
                     && record.leaseUntil().isBefore(clock.instant());
             if (!hanging || !record.fingerprint().equals(request.fingerprint())) {
-                return Uni.createFrom().item(Decision.judged(OnePhase.judged(request, record, config)));
+                return Uni.createFrom().item(Decision.judged(Settled.Decided.found(request, record, config)));
             }
             return seize(tx, record).map(seized -> {
                 if (seized.gaveUp()) {

@@ -71,6 +71,7 @@ class IdemPipelineProcessor {
                         PACKAGE + "HangingRecords",
                         PACKAGE + "DedupArchive",
                         PACKAGE + "RetentionCheck",
+                        PACKAGE + "CacheFirst",
                         PACKAGE + "OnePhase",
                         PACKAGE + "DeliveryTraces",
                         PACKAGE + "Alone",
