@@ -1,24 +1,7 @@
 -- The schema reads as the design: every invariant idem relies on is a named constraint here.
 
--- One row per (scope, key): the unique primary key is what makes a concurrent second delivery
--- wait for the first transaction and then see its outcome.
-CREATE TABLE dedup_record (
-    scope        text        NOT NULL,
-    key          text        NOT NULL,
-    fingerprint  text        NOT NULL,
-    status       text        NOT NULL,
-    result       jsonb,
-    attempts     integer     NOT NULL DEFAULT 1,
-    lease_until  timestamptz,
-    created_at   timestamptz NOT NULL,
-    updated_at   timestamptz NOT NULL,
-    expires_at   timestamptz NOT NULL,
-    CONSTRAINT dedup_record_one_per_scope_key PRIMARY KEY (scope, key),
-    CONSTRAINT dedup_record_status_known CHECK (status IN ('PROCESSING', 'DONE', 'FAILED')),
-    CONSTRAINT dedup_record_done_has_result CHECK (status <> 'DONE' OR result IS NOT NULL),
-    CONSTRAINT dedup_record_processing_has_lease CHECK (status <> 'PROCESSING' OR lease_until IS NOT NULL)
-);
-CREATE INDEX dedup_record_expiry ON dedup_record (expires_at);
+-- dedup_record and dedup_record_archive are the idempotency pipeline's tables: the extension's
+-- script db/idem/R__idem_pipeline_tables.sql alone creates and changes them.
 
 CREATE TABLE orders (
     id            text        NOT NULL,
