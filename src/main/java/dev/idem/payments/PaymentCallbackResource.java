@@ -70,7 +70,7 @@ public class PaymentCallbackResource {
             return Uni.createFrom().item(Problem.badRequest(invalid.detail()));
         }
         PaymentCallback callback = ((Parsed.Valid<PaymentCallback>) parsed).value();
-        return payments.apply(callback).map(outcome -> outcome.accept(ANSWERS));
+        return payments.apply(callback, null).map(outcome -> outcome.accept(ANSWERS));
     }
 
     private static final Outcome.Cases<Response> ANSWERS = new Outcome.Cases<>() {

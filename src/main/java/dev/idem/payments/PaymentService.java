@@ -50,14 +50,10 @@ public class PaymentService {
         this.clock = clock;
     }
 
-    /** A payment whose gateway is not known (idem's own signed callback). */
-    public Uni<Outcome> apply(PaymentCallback callback) {
-        return apply(callback, null);
-    }
-
     /**
-     * {@code via}: the gateway that took the money (null: not known). An order that named none
-     * comes to name it when paid, so that the gateway's bill is compared with it.
+     * {@code via}: the gateway that took the money (null: not known, as for idem's own signed
+     * callback). An order that named none comes to name it when paid, so that the gateway's bill is
+     * compared with it.
      */
     public Uni<Outcome> apply(PaymentCallback callback, PaymentGateway via) {
         return pipeline.execute(callback.idemRequest(SCOPE), tx -> transition(tx, callback, via))

@@ -47,7 +47,7 @@ final class PipelineRig {
         groups = new GroupCommit(protocol, metrics, config);
         TwoPhaseHandlers handlers = new TwoPhaseHandlers(scope -> Optional.ofNullable(twoPhaseWorks.get(scope)));
         twoPhase = new TwoPhase(cacheFirst, store, config, metrics, clock, handlers);
-        pipeline = new IdempotencyPipeline(groups, new Alone(protocol), new PollRounds(protocol), twoPhase, store, config);
+        pipeline = new IdempotencyPipeline(protocol, groups, new PollRounds(protocol), twoPhase, store, config);
     }
 
     /** Properties with {@code more} added. */

@@ -81,8 +81,8 @@ class CacheFirst {
                     : Uni.createFrom().deferred(() -> database.apply(unanswered))
                             .onFailure().recoverWithItem(failure -> Collections.nCopies(unanswered.size(), new Settled.Failed(failure)));
             return settled.call(all -> awaitCache ? afterCommit(unanswered, all) : detached(afterCommit(unanswered, all)))
-                    .map(all -> answers(requests, checks, unanswered, all));
-        }).chain(answers -> ended(requests, spans, answers));
+                    .chain(all -> ended(requests, spans, checks, unanswered, all));
+        });
     }
 
     /**
@@ -117,34 +117,29 @@ class CacheFirst {
         return Uni.createFrom().voidItem();
     }
 
-    /** What became of each request, in order, and whether Redis answered it. */
-    private record Answer(Settled settled, boolean byCache) {}
-
-    private static List<Answer> answers(List<IdemRequest> requests, List<PreCheck> checks, List<Unanswered> unanswered,
-                                        List<Settled> settled) {
-        List<Answer> answers = new ArrayList<>(Collections.nCopies(requests.size(), null));
+    /**
+     * Every outcome counted and every span ended, the cache's answers and the database's in the
+     * requests' order; then the outcomes, or the first failure.
+     */
+    private Uni<List<Outcome>> ended(List<IdemRequest> requests, List<DeliverySpan> spans, List<PreCheck> checks,
+                                     List<Unanswered> unanswered, List<Settled> settled) {
+        List<Outcome> outcomes = new ArrayList<>(Collections.nCopies(requests.size(), null));
+        Optional<Throwable> failure = Optional.empty();
         for (int i = 0; i < requests.size(); i++) {
             if (checks.get(i) instanceof PreCheck.Done done) {
-                answers.set(i, new Answer(new Settled.Decided(Outcomes.ofCache(requests.get(i), done)), true));
+                outcomes.set(i, Outcomes.ofCache(requests.get(i), done));
+                metrics.outcome(requests.get(i).scope(), outcomes.get(i));
+                spans.get(i).end(outcomes.get(i), true);
             }
         }
         for (int j = 0; j < unanswered.size(); j++) {
-            answers.set(unanswered.get(j).index(), new Answer(settled.get(j), false));
-        }
-        return answers;
-    }
-
-    /** Every outcome counted and every span ended; then the outcomes, or the first failure. */
-    private Uni<List<Outcome>> ended(List<IdemRequest> requests, List<DeliverySpan> spans, List<Answer> answers) {
-        List<Outcome> outcomes = new ArrayList<>(answers.size());
-        Optional<Throwable> failure = Optional.empty();
-        for (int i = 0; i < answers.size(); i++) {
-            if (answers.get(i).settled() instanceof Settled.Decided decided) {
+            int i = unanswered.get(j).index();
+            if (settled.get(j) instanceof Settled.Decided decided) {
+                outcomes.set(i, decided.outcome());
                 metrics.outcome(requests.get(i).scope(), decided.outcome());
-                spans.get(i).end(decided.outcome(), answers.get(i).byCache());
-                outcomes.add(decided.outcome());
+                spans.get(i).end(decided.outcome(), false);
             } else {
-                Throwable failed = ((Settled.Failed) answers.get(i).settled()).failure();
+                Throwable failed = ((Settled.Failed) settled.get(j)).failure();
                 spans.get(i).failed(failed);
                 failure = failure.or(() -> Optional.of(failed));
             }

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * would have had alone, once its transaction ended.
  */
 @ApplicationScoped
-class GroupCommit implements Gathering {
+class GroupCommit implements OnePhase.Transactions {
 
     private final OnePhase protocol;
     private final PipelineMetrics metrics;
@@ -42,13 +42,9 @@ class GroupCommit implements Gathering {
         this.inFlight = Math.max(1, config.groupCommit().inFlight());
     }
 
-    @Override
-    public Uni<List<Outcome>> execute(List<Item> items) {
-        return protocol.run(items, this::join, false);
-    }
-
     /** What became of each of {@code pending}, once the transactions they joined ended. */
-    private Uni<List<Settled>> join(List<Pending> pending) {
+    @Override
+    public Uni<List<Settled>> settle(List<Pending> pending) {
         if (pending.size() == 1) {
             return queued(pending.get(0)).map(List::of);
         }

@@ -9,8 +9,8 @@ import java.util.List;
  * What every entry point calls. One-phase deliveries take the {@link OnePhase} protocol: the Redis
  * pre-check, then the business work and the key's dedup record (written once, DONE, on the unique
  * key) in one transaction, then DONE in Redis once the database committed. A single delivery is
- * gathered with those that reach the database at the same moment ({@link GroupCommit}, or
- * {@link Alone} with {@code idem.pipeline.group-commit.max-size=1}); a Kafka poll goes in rounds
+ * gathered with those that reach the database at the same moment ({@link GroupCommit}; alone with
+ * {@code idem.pipeline.group-commit.max-size=1}); a Kafka poll goes in rounds
  * ({@link PollRounds}). Work whose effect lies outside the database takes the {@link TwoPhase}
  * protocol. Failures of Postgres are not outcomes: they fail the Uni, and the caller retries or
  * answers 503.
@@ -18,14 +18,16 @@ import java.util.List;
 @ApplicationScoped
 public class IdempotencyPipeline {
 
-    private final Gathering single;
+    private final OnePhase protocol;
+    private final OnePhase.Transactions single;
     private final PollRounds polls;
     private final TwoPhase twoPhase;
     private final DedupStore store;
 
-    IdempotencyPipeline(GroupCommit groups, Alone alone, PollRounds polls, TwoPhase twoPhase, DedupStore store,
+    IdempotencyPipeline(OnePhase protocol, GroupCommit groups, PollRounds polls, TwoPhase twoPhase, DedupStore store,
                         PipelineConfig config) {
-        this.single = config.groupCommit().maxSize() > 1 ? groups : alone;
+        this.protocol = protocol;
+        this.single = config.groupCommit().maxSize() > 1 ? groups : protocol::transact;
         this.polls = polls;
         this.twoPhase = twoPhase;
         this.store = store;
@@ -36,7 +38,7 @@ public class IdempotencyPipeline {
      * claim for this delivery may have its record already: that is looked up before the work runs.
      */
     public Uni<Outcome> execute(IdemRequest request, Work work) {
-        return single.execute(List.of(new Item(request, work))).map(outcomes -> outcomes.get(0));
+        return protocol.run(List.of(new Item(request, work)), single, false).map(outcomes -> outcomes.get(0));
     }
 
     /**

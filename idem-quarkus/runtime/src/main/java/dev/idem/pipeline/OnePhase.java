@@ -36,7 +36,7 @@ import java.util.stream.IntStream;
  *   <li>DONE to Redis for what committed, and the claims of deliveries that kept no record given back;
  *   <li>each outcome counted, and its span ended ({@link DeliveryTraces}).
  * </ol>
- * How deliveries are gathered into those transactions is a strategy beside this class: {@link Alone},
+ * How deliveries are gathered into those transactions is a strategy beside this class: each alone,
  * {@link GroupCommit} (concurrent requests share one), {@link PollRounds} (a Kafka poll). Failures of
  * Postgres are not outcomes: they fail the delivery's Uni, and the caller retries or answers 503.
  *

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * after an error and committed are duplicates when the caller retries the poll.
  */
 @ApplicationScoped
-class PollRounds implements Gathering {
+class PollRounds {
 
     private final OnePhase protocol;
 
@@ -27,8 +27,8 @@ class PollRounds implements Gathering {
         this.protocol = protocol;
     }
 
-    @Override
-    public Uni<List<Outcome>> execute(List<Item> items) {
+    /** The outcome of each of {@code items}, in their order. */
+    Uni<List<Outcome>> execute(List<Item> items) {
         List<Outcome> outcomes = new ArrayList<>(Collections.nCopies(items.size(), null));
         Uni<Void> done = Uni.createFrom().voidItem();
         for (List<Integer> round : rounds(items)) {

@@ -74,7 +74,6 @@ class IdemPipelineProcessor {
                         PACKAGE + "CacheFirst",
                         PACKAGE + "OnePhase",
                         PACKAGE + "DeliveryTraces",
-                        PACKAGE + "Alone",
                         PACKAGE + "GroupCommit",
                         PACKAGE + "PollRounds",
                         PACKAGE + "TwoPhase",
