@@ -25,6 +25,7 @@ public class PaymentCallbackConsumer {
 
     @Incoming(CHANNEL)
     public Uni<Void> consume(Message<byte[]> message) {
-        return consumer.consume(CHANNEL, message, PaymentCallback.class, PaymentCallback::violation, payments::apply);
+        return consumer.consume(CHANNEL, message, PaymentCallback.class, PaymentCallback::violation,
+                callback -> payments.apply(callback, null));
     }
 }
