@@ -179,12 +179,12 @@ public final class PipelineKit {
          * calls transient (a service answers 503 or retries the Kafka record).
          */
         public void goDown() {
-            store.goDown();
+            store.faults.goDown();
         }
 
         /** The database is back, with every record and change that committed before it went down. */
         public void comeBack() {
-            store.comeBack();
+            store.faults.comeBack();
         }
 
         /** The committed record of the key in {@code scope}, if it has one: a row of {@code dedup_record}. */

@@ -34,7 +34,7 @@ class GroupCommitTest {
         IdemRequest a = request("orders", "a-1", "x");
         IdemRequest b = request("orders", "b-1", "y");
         IdemRequest c = request("orders", "c-1", "z");
-        CompletableFuture<Void> firstEnds = rig.store.holdNextEnd();
+        CompletableFuture<Void> firstEnds = rig.faults.holdNextEnd();
         List<CompletableFuture<Outcome>> answers = new ArrayList<>();
         CompletableFuture<Void> submitted = new CompletableFuture<>();
 

@@ -23,68 +23,56 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * A {@link DedupStore} in memory with the transaction semantics the pipeline relies on: what a
- * transaction writes is staged and seen by itself only, and becomes visible when it commits; a
- * rollback or a failure drops it. A record insert meeting a committed row for its key writes
- * nothing, as {@code ON CONFLICT DO NOTHING} does. After a failed statement the transaction is
- * aborted: every later statement of it fails, and so does its COMMIT, as in Postgres.
+ * A {@link DedupStore} in memory, held to what {@link PgDedupStore} does by {@link DedupStoreContract}.
+ * A transaction's writes are seen by itself only until it commits; a rollback or a failure drops them.
+ * A key a transaction wrote stays its own until it ends: another's write of the key waits for that,
+ * and fails as {@link LockNotAvailable} past its transaction's lock wait. An insert meeting a committed
+ * row writes nothing ({@code ON CONFLICT DO NOTHING}). After a failed statement the transaction is
+ * aborted: its later statements fail, and so does its COMMIT.
  *
- * <p>Besides the dedup records it keeps business rows ({@link #write}) so that tests can see whose
- * work took effect, and runs the changes of a test's own repository when their transaction commits
- * ({@link #atCommit}). Hooks stand in for what other processes do meanwhile: a concurrent winner, a
- * lock held past the bound, a takeover first, an outage; and for a statement that fails.
- *
- * <p>Every operation answers synchronously at subscription; the SQL handles are placeholders that
- * fail, saying why, if anything but this store uses them: it runs no SQL.
+ * <p>Besides the records it keeps business rows ({@link #write}, {@link #insert}) that show whose work
+ * took effect, and runs a test repository's changes when their transaction commits ({@link #atCommit}).
+ * What other processes do meanwhile, and statements that fail, are {@link StoreFaults}'. The SQL
+ * handles it gives run no SQL: any use of them fails, saying why.
  */
 final class InMemoryDedupStore implements DedupStore {
 
     /** The transaction id of rows that another process wrote. */
     static final long ANOTHER = 0;
 
-    /** A statement of one delivery failed (a constraint, bad data): the store itself is fine. */
+    /** A statement of one delivery failed (a constraint, an aborted transaction): the store is fine. */
     static final class StatementFailed extends RuntimeException {
-        StatementFailed(String message) {
-            super(message);
-        }
+        StatementFailed(String message) { super(message); }
     }
 
     /** A statement refused for the data it carried (a NUL in a text): the same every time. */
     static final class InvalidData extends RuntimeException {
-        InvalidData(String message) {
-            super(message);
-        }
+        InvalidData(String message) { super(message); }
     }
 
     /** A business row inserted twice: the work's own unique constraint. */
     static final class UniqueViolation extends RuntimeException {
-        UniqueViolation(String message) {
-            super(message);
-        }
+        UniqueViolation(String message) { super(message); }
     }
 
     /** The store itself failed: refused, cut, restarting. */
     static final class Outage extends RuntimeException {
-        Outage(String message) {
-            super(message);
-        }
+        Outage(String message) { super(message); }
     }
 
     /** A statement waited for a lock longer than its transaction's bound. */
     static final class LockNotAvailable extends RuntimeException {
-        LockNotAvailable(String message) {
-            super(message);
-        }
+        LockNotAvailable(String message) { super(message); }
     }
 
-    /** A dedup row as stored, with the pipeline transaction that inserted it and the last that changed it. */
+    /** A dedup row as stored, with the transaction that inserted it and the last that changed it. */
     record Stored(DedupRecord record, JsonObject payload, String lastError, long writtenIn, long changedIn) {
         Stored change(DedupRecord changed, JsonObject newPayload, String error, long in) {
             return new Stored(changed, newPayload, error, writtenIn, in);
         }
     }
 
-    /** What one transaction did, for the tests to read. */
+    /** How a transaction ended, for the tests to read. */
     enum Ending { OPEN, COMMITTED, ROLLED_BACK, FAILED }
 
     final class Tx {
@@ -96,12 +84,14 @@ final class InMemoryDedupStore implements DedupStore {
         final List<Runnable> atCommit = new ArrayList<>();
         /** The dedup keys it looked up or wrote, in that order. */
         final Set<String> touched = new LinkedHashSet<>();
-        Duration lockBound;
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+        final Duration lockBound;
         RuntimeException aborted;
         Ending ending = Ending.OPEN;
 
-        Tx(long id) {
+        Tx(long id, Duration lockBound) {
             this.id = id;
+            this.lockBound = lockBound;
             this.handle = new SqlConnection(placeholder(io.vertx.sqlclient.SqlConnection.class, "transaction " + id));
         }
 
@@ -114,80 +104,13 @@ final class InMemoryDedupStore implements DedupStore {
     private final Map<String, Stored> committed = new LinkedHashMap<>();
     private final Map<String, String> rows = new LinkedHashMap<>();
     private final List<Tx> transactions = new ArrayList<>();
-    /** Transactions by the client under their handle, so that a work's watched handle finds its own. */
+    /** Transactions under their handle, so that a work's watched handle finds its own. */
     private final Map<Object, Tx> byHandle = new IdentityHashMap<>();
+    /** The open transaction that wrote each key: a write of the key by another waits for its end. */
+    private final Map<String, Tx> holders = new HashMap<>();
     private long lastId;
-
-    // hooks
-    private final Map<String, DedupRecord> winners = new HashMap<>();
-    private final Map<String, Integer> vanishing = new HashMap<>();
-    private final Set<String> locked = new HashSet<>();
-    private final Set<String> failingRows = new HashSet<>();
-    private final Set<String> refusedRows = new HashSet<>();
-    private final Set<String> racedTakeOvers = new HashSet<>();
-    private boolean down;
-    private boolean downOnRecord;
-    private CompletableFuture<Void> nextEndGate;
-
-    // --- hooks ---------------------------------------------------------------------------------
-
-    /**
-     * Another delivery commits {@code record} while a transaction of the pipeline runs: right
-     * before that transaction inserts the key (its record or its claim).
-     */
-    synchronized void commitsMeanwhile(DedupRecord record) {
-        winners.put(DedupStore.batchKey(record.scope(), record.key()), record);
-    }
-
-    /**
-     * The next {@code times} inserts of the key (records or claims) meet a row that is gone when
-     * looked up (committed by another delivery, then archived).
-     */
-    synchronized void vanishesMeanwhile(String scope, String key, int times) {
-        vanishing.put(DedupStore.batchKey(scope, key), times);
-    }
-
-    /** Another transaction holds the key and does not finish: an insert of it waits. */
-    synchronized void lockedByAnother(String scope, String key) {
-        locked.add(DedupStore.batchKey(scope, key));
-    }
-
-    /** Every write of the business row {@code name} fails, as a statement of one delivery. */
-    synchronized void failWritesOf(String name) {
-        failingRows.add(name);
-    }
-
-    /** The business statement writing {@code name} is refused for its data, every time. */
-    synchronized void refuseDataOf(String name) {
-        refusedRows.add(name);
-    }
-
-    /** Another process takes over the key's hanging record right before the next takeover of it. */
-    synchronized void takenOverFirstByAnother(String scope, String key) {
-        racedTakeOvers.add(DedupStore.batchKey(scope, key));
-    }
-
-    /** The store refuses every connection and statement from now on. */
-    synchronized void goDown() {
-        down = true;
-    }
-
-    /** The store is back, with what had committed before it went down. */
-    synchronized void comeBack() {
-        down = false;
-        downOnRecord = false;
-    }
-
-    /** The next record insert finds the store gone, and it stays down. */
-    synchronized void goDownOnRecord() {
-        downOnRecord = true;
-    }
-
-    /** The next transaction holds its end (commit or rollback) until the answer is completed. */
-    synchronized CompletableFuture<Void> holdNextEnd() {
-        nextEndGate = new CompletableFuture<>();
-        return nextEndGate;
-    }
+    private int waiting;
+    StoreFaults faults = new StoreFaults(this);
 
     // --- what tests read and seed --------------------------------------------------------------
 
@@ -217,32 +140,28 @@ final class InMemoryDedupStore implements DedupStore {
         return transactions.size();
     }
 
-    /** A record another process committed earlier. */
+    /** How many statements wait for another transaction's key. */
+    synchronized int waiting() {
+        return waiting;
+    }
+
+    /** A record another process committed. */
     synchronized void seed(DedupRecord record, JsonObject payload) {
         committed.put(DedupStore.batchKey(record.scope(), record.key()), new Stored(record, payload, null, ANOTHER, ANOTHER));
     }
 
     /** The business statement of a test's work: {@code name} set to {@code value} in {@code tx}. */
     Uni<Void> write(SqlConnection tx, String name, String value) {
-        return statement(tx, t -> {
-            if (failingRows.contains(name)) {
-                throw new StatementFailed("cannot write " + name);
-            }
-            if (refusedRows.contains(name)) {
-                throw new InvalidData("invalid byte sequence in " + name);
-            }
+        return statement(tx, List.of(), false, t -> {
+            faults.writing(name);
             t.stagedRows.put(name, value);
             return null;
         });
     }
 
-    /**
-     * A business statement under a unique constraint of the work's own table: inserts {@code name}
-     * in {@code tx}, or fails as Postgres does when the row is there, committed or written by this
-     * transaction.
-     */
+    /** An insert under the work's own unique constraint: fails as Postgres does when the row is there. */
     Uni<Void> insert(SqlConnection tx, String name, String value) {
-        return statement(tx, t -> {
+        return statement(tx, List.of(), false, t -> {
             if (t.stagedRows.containsKey(name) || rows.containsKey(name)) {
                 throw new UniqueViolation("duplicate key value violates unique constraint on " + name);
             }
@@ -252,13 +171,13 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     /**
-     * A statement of a test's own repository in {@code tx}: counted as one the work sent through
-     * its connection, failing as any statement of {@code tx} would (the store down, the transaction
-     * aborted), and {@code change} run when the transaction commits, never if it rolls back.
+     * A statement of a test's own repository in {@code tx}: counted as one the work sent, failing as
+     * any statement of {@code tx} would, and {@code change} run when the transaction commits, never
+     * if it rolls back.
      */
     Uni<Void> atCommit(SqlConnection tx, Runnable change) {
         Objects.requireNonNull(change, "change");
-        return statement(tx, t -> {
+        return statement(tx, List.of(), false, t -> {
             t.atCommit.add(change);
             return null;
         });
@@ -271,109 +190,85 @@ final class InMemoryDedupStore implements DedupStore {
                                   Predicate<T> commit) {
         return Uni.createFrom().deferred(() -> {
             Tx tx;
-            CompletableFuture<Void> gate;
+            CompletableFuture<Void> endGate;
             synchronized (this) {
-                if (down) {
+                if (faults.down()) {
                     return Uni.createFrom().failure(new Outage("connection refused"));
                 }
-                tx = new Tx(++lastId);
-                tx.lockBound = lockWait.orElse(null);
+                tx = new Tx(++lastId, lockWait.orElse(null));
                 transactions.add(tx);
                 byHandle.put(tx.handle.getDelegate(), tx);
-                gate = nextEndGate;
-                nextEndGate = null;
+                endGate = faults.endGate();
             }
             Uni<T> ran = Uni.createFrom().deferred(() -> body.apply(tx.handle));
-            if (gate != null) {
-                ran = ran.onItemOrFailure().call(() -> Uni.createFrom().completionStage(gate));
+            if (endGate != null) {
+                ran = ran.onItemOrFailure().call(() -> Uni.createFrom().completionStage(endGate));
             }
-            return ran.map(result -> {
-                end(tx, commit.test(result));
-                return result;
-            }).onFailure().invoke(failure -> {
-                synchronized (this) {
-                    if (tx.ending == Ending.OPEN) {
-                        tx.ending = Ending.FAILED;
-                    }
-                }
-            });
+            return ran.invoke(result -> end(tx, commit.test(result))).onFailure().invoke(failure -> finish(tx, Ending.FAILED));
         });
     }
 
-    private synchronized void end(Tx tx, boolean commit) {
-        if (down) {
-            tx.ending = Ending.FAILED;
-            throw new Outage("connection lost at the end of transaction " + tx.id);
+    private void end(Tx tx, boolean commit) {
+        RuntimeException failed = faults.down() ? new Outage("connection lost at the end of transaction " + tx.id)
+                : commit && tx.aborted != null
+                ? new StatementFailed("COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage())
+                : null;
+        finish(tx, failed != null ? Ending.FAILED : commit ? Ending.COMMITTED : Ending.ROLLED_BACK);
+        if (failed != null) {
+            throw failed;
         }
-        if (commit && tx.aborted != null) {
-            tx.ending = Ending.FAILED;
-            throw new StatementFailed("COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage());
+    }
+
+    private void finish(Tx tx, Ending ending) {
+        synchronized (this) {
+            if (tx.ending != Ending.OPEN) {
+                return;
+            }
+            tx.ending = ending;
+            holders.values().removeIf(holder -> holder == tx);
+            if (ending == Ending.COMMITTED) {
+                committed.putAll(tx.staged);
+                rows.putAll(tx.stagedRows);
+                tx.atCommit.forEach(Runnable::run);
+            }
         }
-        if (commit) {
-            committed.putAll(tx.staged);
-            rows.putAll(tx.stagedRows);
-            tx.ending = Ending.COMMITTED;
-            tx.atCommit.forEach(Runnable::run);
-        } else {
-            tx.ending = Ending.ROLLED_BACK;
-        }
+        tx.ended.complete(null);
     }
 
     @Override
     public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil, Instant expiresAt,
                             JsonObject payload) {
         String key = DedupStore.batchKey(request);
-        return statement(tx, t -> {
-            t.touched.add(key);
-            if (locked.contains(key)) {
-                if (t.lockBound == null) {
-                    throw new IllegalStateException(key + " is locked by a transaction that never ends: this would wait forever");
-                }
-                return Claim.LOCKED;
-            }
-            othersCommit(key);
-            if (vanishes(key) || t.visible(key).isPresent()) {
+        return statement(tx, List.of(key), true, t -> {
+            if (faults.inserting(key) || t.visible(key).isPresent()) {
                 return Claim.EXISTS;
             }
             DedupRecord record = new DedupRecord(request.scope(), request.key(), request.fingerprint(),
                     DedupRecord.Status.PROCESSING, null, 1, leaseUntil, now, now, expiresAt);
-            t.staged.put(key, new Stored(checked(record), payload, null, t.id, t.id));
+            stage(t, key, new Stored(record, payload, null, t.id, t.id));
             return Claim.WON;
-        });
+        }).onFailure(LockNotAvailable.class).recoverWithItem(Claim.LOCKED);
     }
 
     @Override
     public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
                                       List<Instant> expiresAt) {
-        return statement(tx, t -> {
-            if (downOnRecord) {
-                downOnRecord = false;
-                down = true;
-                throw new Outage("connection reset while writing the records");
+        List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
+        return statement(tx, keys, true, t -> {
+            faults.recording();
+            if (new HashSet<>(keys).size() < keys.size()) {
+                throw new StatementFailed("ON CONFLICT DO NOTHING met the same key twice in one statement: " + keys);
             }
-            if (t.lockBound == null && requests.stream().anyMatch(r -> locked.contains(DedupStore.batchKey(r)))) {
-                throw new IllegalStateException("a key is locked by a transaction that never ends: this would wait forever");
-            }
-            Set<String> seen = new HashSet<>();
             Set<String> written = new HashSet<>();
             for (int i = 0; i < requests.size(); i++) {
                 IdemRequest request = requests.get(i);
-                String key = DedupStore.batchKey(request);
-                if (!seen.add(key)) {
-                    throw new StatementFailed("ON CONFLICT DO NOTHING met the same key twice in one statement: " + key);
-                }
-                t.touched.add(key);
-                if (locked.contains(key)) {
-                    throw new LockNotAvailable("canceling statement due to lock timeout: " + key);
-                }
-                othersCommit(key);
-                if (vanishes(key) || t.visible(key).isPresent()) {
+                if (faults.inserting(keys.get(i)) || t.visible(keys.get(i)).isPresent()) {
                     continue;
                 }
                 DedupRecord record = new DedupRecord(request.scope(), request.key(), request.fingerprint(),
                         DedupRecord.Status.DONE, JsonText.decode(results.get(i)), 1, null, now, now, expiresAt.get(i));
-                t.staged.put(key, new Stored(checked(record), null, null, t.id, t.id));
-                written.add(key);
+                stage(t, keys.get(i), new Stored(record, null, null, t.id, t.id));
+                written.add(keys.get(i));
             }
             return written;
         });
@@ -381,76 +276,50 @@ final class InMemoryDedupStore implements DedupStore {
 
     @Override
     public Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests) {
-        return statement(on, t -> {
+        List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
+        return statement(on, keys, false, t -> {
             Map<String, DedupRecord> found = new HashMap<>();
-            for (IdemRequest request : requests) {
-                String key = DedupStore.batchKey(request);
-                t.touched.add(key);
-                t.visible(key).ifPresent(stored -> found.put(key, stored.record()));
-            }
+            keys.forEach(key -> t.visible(key).ifPresent(stored -> found.put(key, stored.record())));
             return found;
         });
     }
 
     @Override
     public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
-        IdemRequest request = seen.request();
-        String key = DedupStore.batchKey(request);
-        return statement(on, t -> {
-            if (racedTakeOvers.remove(key)) {
-                Stored other = committed.get(key);
-                DedupRecord r = other.record();
-                committed.put(key, other.change(new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
-                        r.attempts() + 1, now.plus(Duration.ofMinutes(1)), r.createdAt(), now, r.expiresAt()),
-                        other.payload(), other.lastError(), ANOTHER));
-            }
-            Optional<Stored> current = t.visible(key);
-            if (current.isEmpty()) {
-                return Optional.empty();
-            }
-            DedupRecord r = current.get().record();
-            if (r.status() != DedupRecord.Status.PROCESSING || !r.leaseUntil().equals(seen.until())
-                    || !r.leaseUntil().isBefore(now)) {
-                return Optional.empty();
-            }
-            DedupRecord taken = new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
-                    r.attempts() + 1, until, r.createdAt(), now, r.expiresAt());
-            t.staged.put(key, current.get().change(checked(taken), current.get().payload(), current.get().lastError(), t.id));
-            return Optional.of(new Lease(request, current.get().payload(), until, taken.attempts()));
+        String key = DedupStore.batchKey(seen.request());
+        return statement(on, List.of(key), true, t -> {
+            faults.takingOver(key, now);
+            return t.visible(key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
+                    && s.record().leaseUntil().equals(seen.until()) && s.record().leaseUntil().isBefore(now)).map(s -> {
+                DedupRecord r = s.record();
+                stage(t, key, s.change(new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(),
+                        r.attempts() + 1, until, r.createdAt(), now, r.expiresAt()), s.payload(), s.lastError(), t.id));
+                return new Lease(seen.request(), s.payload(), until, r.attempts() + 1);
+            });
         });
     }
 
     @Override
     public Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
-        String key = DedupStore.batchKey(held.request());
-        return statement(tx, t -> {
-            Optional<Stored> current = holding(t, key, held);
-            if (current.isEmpty()) {
-                return false;
-            }
-            DedupRecord r = current.get().record();
-            DedupRecord done = new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE, result,
-                    r.attempts(), null, r.createdAt(), now, r.expiresAt());
-            t.staged.put(key, current.get().change(checked(done), null, current.get().lastError(), t.id));
-            return true;
-        });
+        return ending(tx, held, r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE,
+                result, r.attempts(), null, r.createdAt(), now, r.expiresAt()), null, true);
     }
 
     @Override
     public Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now) {
+        DedupRecord.Status status = retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING;
+        return ending(on, held, r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(), status, r.result(),
+                r.attempts(), retryAt, r.createdAt(), now, r.expiresAt()), error, false);
+    }
+
+    /** The compare-and-set of confirm and release: changes the record while {@code held} is its hold. */
+    private Uni<Boolean> ending(SqlClient on, Lease held, Function<DedupRecord, DedupRecord> change, String error,
+                                boolean done) {
         String key = DedupStore.batchKey(held.request());
-        return statement(on, t -> {
-            Optional<Stored> current = holding(t, key, held);
-            if (current.isEmpty()) {
-                return false;
-            }
-            DedupRecord r = current.get().record();
-            DedupRecord released = new DedupRecord(r.scope(), r.key(), r.fingerprint(),
-                    retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING, r.result(),
-                    r.attempts(), retryAt, r.createdAt(), now, r.expiresAt());
-            t.staged.put(key, current.get().change(checked(released), current.get().payload(), error, t.id));
-            return true;
-        });
+        return statement(on, List.of(key), true, t -> t.visible(key).filter(s -> s.record().attempts() == held.attempt()
+                && s.record().status() == DedupRecord.Status.PROCESSING && s.record().leaseUntil().equals(held.until()))
+                .map(s -> stage(t, key, s.change(change.apply(s.record()), done ? null : s.payload(),
+                        done ? s.lastError() : error, t.id))).isPresent());
     }
 
     @Override
@@ -465,28 +334,45 @@ final class InMemoryDedupStore implements DedupStore {
     // --- internals -----------------------------------------------------------------------------
 
     /**
-     * One statement in the transaction whose handle is {@code on}, run when the Uni is subscribed:
-     * every statement of the protocols runs in one of {@link #transaction}'s.
+     * One statement in the transaction whose handle is {@code on}, run when the Uni is subscribed,
+     * on {@code keys}; one that {@code writes} them first waits for the transactions holding them.
      */
-    private <T> Uni<T> statement(SqlClient on, Function<Tx, T> body) {
+    private <T> Uni<T> statement(SqlClient on, List<String> keys, boolean writes, Function<Tx, T> body) {
         return Uni.createFrom().deferred(() -> {
+            Tx tx;
             synchronized (this) {
-                Tx tx = byHandle.get(WatchedConnection.core(on));
+                tx = byHandle.get(WatchedConnection.core(on));
                 WatchedConnection.count(on);
                 if (tx == null) {
                     throw new IllegalArgumentException(on + " is not a connection this store gave a work: pass "
                             + "the connection the work received");
                 }
-                if (tx.ending != Ending.OPEN) {
-                    throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
-                }
-                if (tx.aborted != null) {
-                    throw new StatementFailed("current transaction is aborted, commands ignored until end of "
-                            + "transaction block");
-                }
-                if (down) {
-                    throw new Outage("connection refused");
-                }
+                tx.touched.addAll(keys);
+            }
+            return afterLocks(tx, writes ? keys : List.of(), body);
+        });
+    }
+
+    private <T> Uni<T> afterLocks(Tx tx, List<String> keys, Function<Tx, T> body) {
+        CompletableFuture<Void> holderEnds;
+        synchronized (this) {
+            if (tx.ending != Ending.OPEN) {
+                throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
+            }
+            if (tx.aborted != null) {
+                throw new StatementFailed("current transaction is aborted, commands ignored until end of transaction block");
+            }
+            if (faults.down()) {
+                throw new Outage("connection refused");
+            }
+            holderEnds = keys.stream().map(key -> faults.lockedByAnother(key) ? StoreFaults.NEVER
+                    : holders.getOrDefault(key, tx) != tx ? holders.get(key).ended : null)
+                    .filter(Objects::nonNull).findFirst().orElse(null);
+            if (holderEnds == StoreFaults.NEVER && tx.lockBound == null) {
+                throw new IllegalStateException(keys + ": a key is locked by a transaction that never ends, "
+                        + "and this one would wait forever");
+            }
+            if (holderEnds == null) {
                 try {
                     return Uni.createFrom().item(body.apply(tx));
                 } catch (RuntimeException failure) {
@@ -494,64 +380,57 @@ final class InMemoryDedupStore implements DedupStore {
                     throw failure;
                 }
             }
-        });
-    }
-
-    /** The winner commits its row for {@code key}, now, if one is waiting to. */
-    private void othersCommit(String key) {
-        DedupRecord winner = winners.remove(key);
-        if (winner != null) {
-            committed.put(key, new Stored(winner, null, null, ANOTHER, ANOTHER));
+            waiting++;
         }
-    }
-
-    /** Whether this insert of {@code key} meets a row that is gone by the time it is looked up. */
-    private boolean vanishes(String key) {
-        Integer times = vanishing.remove(key);
-        if (times != null && times > 1) {
-            vanishing.put(key, times - 1);
+        Uni<Void> waited = Uni.createFrom().completionStage(holderEnds.copy()); // a waiter giving up cancels its copy
+        if (tx.lockBound != null) {
+            waited = waited.ifNoItem().after(tx.lockBound).failWith(() -> abort(tx, new LockNotAvailable(
+                    "canceling statement due to lock timeout: " + keys)));
         }
-        return times != null;
+        return waited.onTermination().invoke(() -> {
+            synchronized (this) {
+                waiting--;
+            }
+        }).chain(() -> afterLocks(tx, keys, body));
     }
 
-    /** The record while {@code held} still is its hold: the compare-and-set of every write after a claim. */
-    private Optional<Stored> holding(Tx tx, String key, Lease held) {
-        return tx.visible(key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
-                && s.record().attempts() == held.attempt()
-                && s.record().leaseUntil().equals(held.until()));
+    private synchronized RuntimeException abort(Tx tx, RuntimeException failure) {
+        tx.aborted = failure;
+        return failure;
     }
 
-    /** The table's CHECK constraints. */
-    private static DedupRecord checked(DedupRecord record) {
-        if (record.status() == DedupRecord.Status.DONE && record.result() == null) {
+    /** Writes {@code stored} in {@code tx}, which holds its key until it ends; checks the table's constraints. */
+    private Stored stage(Tx tx, String key, Stored stored) {
+        DedupRecord r = stored.record();
+        if (r.status() == DedupRecord.Status.DONE && r.result() == null) {
             throw new StatementFailed("violates dedup_record_done_has_result");
         }
-        if (record.status() == DedupRecord.Status.PROCESSING && record.leaseUntil() == null) {
+        if (r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil() == null) {
             throw new StatementFailed("violates dedup_record_processing_has_lease");
         }
-        return record;
+        String texts = r.scope() + r.key() + r.fingerprint() + stored.lastError();
+        if (texts.indexOf('\0') >= 0 || (String.valueOf(r.result()) + stored.payload()).contains("\\u0000")) {
+            throw new InvalidData("invalid byte sequence for encoding \"UTF8\": 0x00");
+        }
+        tx.staged.put(key, stored);
+        holders.put(key, tx);
+        return stored;
     }
 
-    /**
-     * A SQL handle that only identifies a transaction: any use of it fails, saying that no database
-     * is behind it and how a work is tested instead.
-     */
+    /** A SQL handle that only names a transaction: any use of it fails, saying how a work is tested instead. */
     private static <T> T placeholder(Class<T> type, String name) {
         return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) ->
                 switch (method.getName()) {
                     case "equals" -> proxy == args[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "toString" -> name;
-                    default -> throw new UnsupportedOperationException(noSql(name, method.getName()));
+                    default -> throw new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL: "
+                            + method.getName() + "() was called on the connection of " + name + ", which has no "
+                            + "database behind it. Give the work a repository the test can replace: the service's sends "
+                            + "its statements through this connection; the test's keeps its rows in memory and hands "
+                            + "each change to PipelineKit.Database#write(tx, change), so that the change commits or "
+                            + "rolls back with the key's record. To test the SQL itself, run the work against a real "
+                            + "database with @QuarkusTest.");
                 }));
-    }
-
-    private static String noSql(String connection, String method) {
-        return "PipelineKit's in-memory database runs no SQL: " + method + "() was called on the connection of "
-                + connection + ", which has no database behind it. Give the work a repository the test can replace: "
-                + "the service's sends its statements through this connection; the test's keeps its rows in memory "
-                + "and hands each change to PipelineKit.Database#write(tx, change), so that the change commits or "
-                + "rolls back with the key's record. To test the SQL itself, run the work against a real database "
-                + "with @QuarkusTest.";
     }
 }

@@ -178,7 +178,7 @@ class LostCacheTest {
 
     @Test
     void aFailedTransactionGivesItsClaimBack() {
-        rig.store.failWritesOf("effect:k-1");
+        rig.faults.failWritesOf("effect:k-1");
 
         assertInstanceOf(InMemoryDedupStore.StatementFailed.class,
                 org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,

@@ -139,7 +139,7 @@ class OnePhaseTest {
         PipelineRig bounded = new PipelineRig(Map.of(
                 "idem.pipeline.scopes.orders.concurrent-wait", "250ms",
                 "idem.pipeline.in-flight-retry-after", "3s"));
-        bounded.store.lockedByAnother("orders", "o-1");
+        bounded.faults.lockedByAnother("orders", "o-1");
 
         Outcome outcome = await(bounded.pipeline.execute(order, bounded.applying(order)));
 
@@ -152,7 +152,7 @@ class OnePhaseTest {
 
     @Test
     void aStoreOutageFailsTheDelivery() {
-        rig.store.goDown();
+        rig.faults.goDown();
 
         assertThrows(InMemoryDedupStore.Outage.class, () -> await(rig.pipeline.execute(order, rig.applying(order))));
         assertEquals(List.of(), rig.cache.marked());

@@ -23,6 +23,8 @@ final class PipelineRig {
 
     final MovableClock clock = new MovableClock(START);
     final InMemoryDedupStore store = new InMemoryDedupStore();
+    /** What other processes do to the store meanwhile, and statements that fail: arranged by a test. */
+    final StoreFaults faults = store.faults;
     final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> store.committed(request)
             .map(stored -> stored.record().status() == DedupRecord.Status.DONE).orElse(false));
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -38,7 +38,7 @@ class TransactionStepTest {
     void aConcurrentWinnersKeyIsADuplicateWithItsResultAndTheRestOfTheGroupRunsAgain() {
         PipelineRig rig = new PipelineRig();
         JsonObject winners = new JsonObject().put("by", "the other delivery");
-        rig.store.commitsMeanwhile(rig.done(b, winners));
+        rig.faults.commitsMeanwhile(rig.done(b, winners));
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
 
@@ -68,7 +68,7 @@ class TransactionStepTest {
     @Test
     void aConcurrentWinnerWithOtherContentMakesTheDeliveryKeyReused() {
         PipelineRig rig = new PipelineRig();
-        rig.store.commitsMeanwhile(rig.done(request("orders", "a-1", "other"), result("a-1")));
+        rig.faults.commitsMeanwhile(rig.done(request("orders", "a-1", "other"), result("a-1")));
 
         Outcome outcome = await(rig.pipeline.execute(a, rig.applying(a)));
 
@@ -80,12 +80,12 @@ class TransactionStepTest {
     @Test
     void aConflictWhoseRowIsGoneWhenLookedUpIsTriedOnceMoreThenInFlight() {
         PipelineRig once = new PipelineRig();
-        once.store.vanishesMeanwhile("orders", "a-1", 1);
+        once.faults.vanishesMeanwhile("orders", "a-1", 1);
         assertEquals(new Outcome.Processed(result("a-1")), await(once.pipeline.execute(a, once.applying(a))));
         assertEquals(2, once.store.transactionsRun());
 
         PipelineRig twice = new PipelineRig();
-        twice.store.vanishesMeanwhile("orders", "a-1", 2);
+        twice.faults.vanishesMeanwhile("orders", "a-1", 2);
         assertEquals(Outcomes.inFlight(twice.config), await(twice.pipeline.execute(a, twice.applying(a))));
         assertEquals(2, twice.store.transactionsRun());
         assertTrue(twice.store.committed(a).isEmpty());
@@ -144,7 +144,7 @@ class TransactionStepTest {
     @Test
     void aStatementErrorOfOneWorkFailsItAloneAndTheOthersCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.failWritesOf("effect:b-1");
+        rig.faults.failWritesOf("effect:b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -168,7 +168,7 @@ class TransactionStepTest {
     @Test
     void aDeliveryWhoseDataTheDatabaseRefusesIsRejectedAloneAndTheOthersCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.refuseDataOf("effect:b-1");
+        rig.faults.refuseDataOf("effect:b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -186,7 +186,7 @@ class TransactionStepTest {
     @Test
     void aBatchWithADeliveryWhoseDataIsRefusedGivesItsOutcomeAndAppliesTheRest() {
         PipelineRig rig = new PipelineRig();
-        rig.store.refuseDataOf("effect:b-1");
+        rig.faults.refuseDataOf("effect:b-1");
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
 
@@ -199,7 +199,7 @@ class TransactionStepTest {
     @Test
     void aBatchWithAFailingDeliveryFailsButWhatCommittedAloneIsKnownToTheCache() {
         PipelineRig rig = new PipelineRig();
-        rig.store.failWritesOf("effect:b-1");
+        rig.faults.failWritesOf("effect:b-1");
 
         assertThrows(InMemoryDedupStore.StatementFailed.class,
                 () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c)))));
@@ -212,7 +212,7 @@ class TransactionStepTest {
     @Test
     void aStoreOutageFailsEveryDeliveryOfTheGroupWithoutAPartialCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.goDownOnRecord();
+        rig.faults.goDownOnRecord();
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -229,7 +229,7 @@ class TransactionStepTest {
     @Test
     void aBatchMeetingAnOutageFailsAndTellsTheCacheNothing() {
         PipelineRig rig = new PipelineRig();
-        rig.store.goDownOnRecord();
+        rig.faults.goDownOnRecord();
 
         assertThrows(InMemoryDedupStore.Outage.class,
                 () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b)))));
@@ -242,7 +242,7 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig(Map.of(
                 "idem.pipeline.scopes.orders.concurrent-wait", "250ms",
                 "idem.pipeline.in-flight-retry-after", "3s"));
-        rig.store.lockedByAnother("orders", "b-1");
+        rig.faults.lockedByAnother("orders", "b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -271,7 +271,7 @@ class TransactionStepTest {
     @Test
     void worksKnownBeforeTheyRunAreRecordedInTheSameTransaction() {
         PipelineRig rig = new PipelineRig();
-        rig.store.commitsMeanwhile(rig.done(b, result("b-1")));
+        rig.faults.commitsMeanwhile(rig.done(b, result("b-1")));
         List<Item> items = List.of(a, b, c).stream()
                 .map(r -> new Item(r, Work.applying(result(r.key()),
                         tx -> rig.store.write(tx, "effect:" + r.key(), r.fingerprint()))))

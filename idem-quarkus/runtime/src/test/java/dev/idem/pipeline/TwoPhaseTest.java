@@ -110,12 +110,12 @@ class TwoPhaseTest {
     void aClaimMeetingARowGoneWhenReadIsTriedOnceMoreThenInFlight() {
         PipelineRig once = new PipelineRig(PAYOUTS);
         provider(once);
-        once.store.vanishesMeanwhile("payouts", "p-1", 1);
+        once.faults.vanishesMeanwhile("payouts", "p-1", 1);
         assertEquals(new Outcome.Processed(paid), await(once.pipeline.executeTwoPhase(payout, payload)));
 
         PipelineRig twice = new PipelineRig(PAYOUTS);
         Provider provider = provider(twice);
-        twice.store.vanishesMeanwhile("payouts", "p-1", 2);
+        twice.faults.vanishesMeanwhile("payouts", "p-1", 2);
         assertEquals(inFlight, await(twice.pipeline.executeTwoPhase(payout, payload)));
         assertTrue(provider.performed.isEmpty());
         assertTrue(twice.store.committed(payout).isEmpty());
@@ -141,7 +141,7 @@ class TwoPhaseTest {
         PipelineRig rig = new PipelineRig(PipelineRig.with(PAYOUTS,
                 "idem.pipeline.scopes.payouts.concurrent-wait", "100ms"));
         Provider provider = provider(rig);
-        rig.store.lockedByAnother("payouts", "p-1");
+        rig.faults.lockedByAnother("payouts", "p-1");
 
         assertEquals(inFlight, await(rig.pipeline.executeTwoPhase(payout, payload)));
         assertTrue(provider.performed.isEmpty());
@@ -232,7 +232,7 @@ class TwoPhaseTest {
         provider.next(() -> Uni.createFrom().completionStage(new CompletableFuture<>()));
         rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
         rig.clock.advance(Duration.ofSeconds(31));
-        rig.store.takenOverFirstByAnother("payouts", "p-1");
+        rig.faults.takenOverFirstByAnother("payouts", "p-1");
 
         assertEquals(inFlight, await(rig.pipeline.executeTwoPhase(payout, payload)));
 
