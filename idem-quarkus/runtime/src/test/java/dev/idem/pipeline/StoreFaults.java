@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What other processes do to an {@link InMemoryDedupStore} while the pipeline's transactions run,
- * and statements that fail: a test arranges them here (as {@code store.faults}), and the store meets
+ * What other processes do to an {@link InMemoryDatabase} while the pipeline's transactions run,
+ * and statements that fail: a test arranges them here (as {@code db.faults}), and the store meets
  * each at the step it names. A store nobody arranged anything for behaves as {@link PgDedupStore}
  * does with no one else about.
  */
@@ -19,7 +19,7 @@ final class StoreFaults {
     /** The end of a transaction that never ends: another's, holding a key ({@link #lockedByAnother}). */
     static final CompletableFuture<Void> NEVER = new CompletableFuture<>();
 
-    private final InMemoryDedupStore store;
+    private final InMemoryDatabase db;
     private final Map<String, DedupRecord> winners = new HashMap<>();
     private final Map<String, Integer> vanishing = new HashMap<>();
     private final Set<String> locked = new HashSet<>();
@@ -30,8 +30,8 @@ final class StoreFaults {
     private boolean downOnRecord;
     private CompletableFuture<Void> nextEndGate;
 
-    StoreFaults(InMemoryDedupStore store) {
-        this.store = store;
+    StoreFaults(InMemoryDatabase db) {
+        this.db = db;
     }
 
     // --- what a test arranges ------------------------------------------------------------------
@@ -119,10 +119,10 @@ final class StoreFaults {
     /** Before a statement writes business row {@code name}: fails it if arranged. */
     synchronized void writing(String name) {
         if (failingRows.contains(name)) {
-            throw new InMemoryDedupStore.StatementFailed("cannot write " + name);
+            throw new InMemoryDatabase.StatementFailed("cannot write " + name);
         }
         if (refusedRows.contains(name)) {
-            throw new InMemoryDedupStore.InvalidData("invalid byte sequence in " + name);
+            throw new InMemoryDatabase.InvalidData("invalid byte sequence in " + name);
         }
     }
 
@@ -131,7 +131,7 @@ final class StoreFaults {
         if (downOnRecord) {
             downOnRecord = false;
             down = true;
-            throw new InMemoryDedupStore.Outage("connection reset while writing the records");
+            throw new InMemoryDatabase.Outage("connection reset while writing the records");
         }
     }
 
@@ -142,7 +142,7 @@ final class StoreFaults {
     synchronized boolean inserting(String key) {
         DedupRecord winner = winners.remove(key);
         if (winner != null) {
-            store.seed(winner, null);
+            db.seed(winner, null);
         }
         Integer times = vanishing.remove(key);
         if (times != null && times > 1) {
@@ -154,9 +154,9 @@ final class StoreFaults {
     /** Before {@code key}'s hanging record is taken over: another process may be first. */
     synchronized void takingOver(String key, Instant now) {
         if (racedTakeOvers.remove(key)) {
-            InMemoryDedupStore.Stored other = store.committedRecords().get(key);
+            InMemoryDatabase.Stored other = db.committedRecords().get(key);
             DedupRecord r = other.record();
-            store.seed(new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(), r.attempts() + 1,
+            db.seed(new DedupRecord(r.scope(), r.key(), r.fingerprint(), r.status(), r.result(), r.attempts() + 1,
                     now.plus(Duration.ofMinutes(1)), r.createdAt(), now, r.expiresAt()), other.payload());
         }
     }
