@@ -1,9 +1,5 @@
 package dev.idem.pipeline;
 
-import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.mutiny.sqlclient.SqlConnection;
 import dev.idem.pipeline.InMemoryDatabase.InvalidData;
 import dev.idem.pipeline.InMemoryDatabase.LockNotAvailable;
 import dev.idem.pipeline.InMemoryDatabase.Outage;
@@ -11,6 +7,10 @@ import dev.idem.pipeline.InMemoryDatabase.StatementFailed;
 import dev.idem.pipeline.InMemoryDatabase.Stored;
 import dev.idem.pipeline.InMemoryDatabase.Tx;
 import dev.idem.pipeline.InMemoryDatabase.UniqueViolation;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
