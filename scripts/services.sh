@@ -44,6 +44,8 @@ EXAMPLE_DB_NAMES=(loyalty giftcards)
 # migration not yet committed left behind
 TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test)
 TEST_DB_NAMES+=(idem_extension_test idem_extension_start_test)
+# the extension runtime's store contract test (PgDedupStoreTest): PgDedupStore against the real server
+TEST_DB_NAMES+=(idem_store_test)
 # and the Redis databases of the same suites (the service's test profile, the example, a new
 # service, the extension's integration tests): emptied with them, so that no DONE mark outlives
 # the record it stood for (reconciliation would report it as a lost commit)

@@ -44,7 +44,7 @@ public final class PipelineKit {
     public PipelineKit(Map<String, String> properties) {
         this.rig = new PipelineRig(Map.copyOf(properties));
         this.redis = new Redis(rig.cache);
-        this.database = new Database(rig.store);
+        this.database = new Database(rig.db);
     }
 
     /**
@@ -156,10 +156,10 @@ public final class PipelineKit {
      */
     public static final class Database {
 
-        private final InMemoryDedupStore store;
+        private final InMemoryDatabase db;
 
-        Database(InMemoryDedupStore store) {
-            this.store = store;
+        Database(InMemoryDatabase db) {
+            this.db = db;
         }
 
         /**
@@ -170,7 +170,7 @@ public final class PipelineKit {
          * failed. In production it stands for the repository's statement sent through {@code tx}.
          */
         public Uni<Void> write(SqlConnection tx, Runnable change) {
-            return store.atCommit(tx, change);
+            return db.atCommit(tx, change);
         }
 
         /**
@@ -179,17 +179,17 @@ public final class PipelineKit {
          * calls transient (a service answers 503 or retries the Kafka record).
          */
         public void goDown() {
-            store.goDown();
+            db.faults.goDown();
         }
 
         /** The database is back, with every record and change that committed before it went down. */
         public void comeBack() {
-            store.comeBack();
+            db.faults.comeBack();
         }
 
         /** The committed record of the key in {@code scope}, if it has one: a row of {@code dedup_record}. */
         public Optional<KeyRecord> record(String scope, String key) {
-            return store.committed(scope, key).map(stored -> KeyRecord.of(stored.record()));
+            return db.committed(scope, key).map(stored -> KeyRecord.of(stored.record()));
         }
 
         /** The committed record of the request's key, if it has one. */
@@ -202,7 +202,7 @@ public final class PipelineKit {
          * needs none.
          */
         public int transactions() {
-            return store.transactionsRun();
+            return db.transactionsRun();
         }
     }
 

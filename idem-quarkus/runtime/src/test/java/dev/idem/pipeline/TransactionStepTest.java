@@ -13,8 +13,8 @@ import dev.idem.pipeline.DedupCache.PreCheck;
 import dev.idem.pipeline.OnePhase.Pending;
 import dev.idem.pipeline.CacheFirst.Settled;
 import dev.idem.pipeline.InMemoryDedupCache.Marked;
-import dev.idem.pipeline.InMemoryDedupStore.Ending;
-import dev.idem.pipeline.InMemoryDedupStore.Tx;
+import dev.idem.pipeline.InMemoryDatabase.Ending;
+import dev.idem.pipeline.InMemoryDatabase.Tx;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +38,7 @@ class TransactionStepTest {
     void aConcurrentWinnersKeyIsADuplicateWithItsResultAndTheRestOfTheGroupRunsAgain() {
         PipelineRig rig = new PipelineRig();
         JsonObject winners = new JsonObject().put("by", "the other delivery");
-        rig.store.commitsMeanwhile(rig.done(b, winners));
+        rig.faults.commitsMeanwhile(rig.done(b, winners));
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
 
@@ -46,18 +46,18 @@ class TransactionStepTest {
                 new Outcome.Processed(result("a-1")),
                 new Outcome.Duplicate(Layer.DB, winners),
                 new Outcome.Processed(result("c-1"))), outcomes);
-        List<Tx> txs = rig.store.transactions();
+        List<Tx> txs = rig.db.transactions();
         assertEquals(2, txs.size());
         assertEquals(Ending.ROLLED_BACK, txs.get(0).ending);
         assertEquals(Set.of(key(a), key(b), key(c)), txs.get(0).touched);
         assertEquals(Ending.COMMITTED, txs.get(1).ending);
         assertEquals(Set.of(key(a), key(c)), txs.get(1).touched);
-        assertEquals(txs.get(1).id, rig.store.committed(a).orElseThrow().writtenIn());
-        assertEquals(txs.get(1).id, rig.store.committed(c).orElseThrow().writtenIn());
-        assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(b).orElseThrow().writtenIn());
+        assertEquals(txs.get(1).id, rig.db.committed(a).orElseThrow().writtenIn());
+        assertEquals(txs.get(1).id, rig.db.committed(c).orElseThrow().writtenIn());
+        assertEquals(InMemoryDatabase.ANOTHER, rig.db.committed(b).orElseThrow().writtenIn());
         // b's work ran in the first transaction only, which rolled back
         assertEquals(1, rig.runs("b-1"));
-        assertEquals(Map.of("effect:a-1", a.fingerprint(), "effect:c-1", c.fingerprint()), rig.store.rows());
+        assertEquals(Map.of("effect:a-1", a.fingerprint(), "effect:c-1", c.fingerprint()), rig.db.rows());
         assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "conflict"));
         assertEquals(Set.of(
                 new Marked(a, JsonText.encode(result("a-1")), true),
@@ -68,28 +68,28 @@ class TransactionStepTest {
     @Test
     void aConcurrentWinnerWithOtherContentMakesTheDeliveryKeyReused() {
         PipelineRig rig = new PipelineRig();
-        rig.store.commitsMeanwhile(rig.done(request("orders", "a-1", "other"), result("a-1")));
+        rig.faults.commitsMeanwhile(rig.done(request("orders", "a-1", "other"), result("a-1")));
 
         Outcome outcome = await(rig.pipeline.execute(a, rig.applying(a)));
 
         assertEquals(new Outcome.KeyReused(), outcome);
-        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(Map.of(), rig.db.rows());
         assertEquals(List.of(), rig.cache.marked());
     }
 
     @Test
     void aConflictWhoseRowIsGoneWhenLookedUpIsTriedOnceMoreThenInFlight() {
         PipelineRig once = new PipelineRig();
-        once.store.vanishesMeanwhile("orders", "a-1", 1);
+        once.faults.vanishesMeanwhile("orders", "a-1", 1);
         assertEquals(new Outcome.Processed(result("a-1")), await(once.pipeline.execute(a, once.applying(a))));
-        assertEquals(2, once.store.transactionsRun());
+        assertEquals(2, once.db.transactionsRun());
 
         PipelineRig twice = new PipelineRig();
-        twice.store.vanishesMeanwhile("orders", "a-1", 2);
+        twice.faults.vanishesMeanwhile("orders", "a-1", 2);
         assertEquals(Outcomes.inFlight(twice.config), await(twice.pipeline.execute(a, twice.applying(a))));
-        assertEquals(2, twice.store.transactionsRun());
-        assertTrue(twice.store.committed(a).isEmpty());
-        assertEquals(Map.of(), twice.store.rows());
+        assertEquals(2, twice.db.transactionsRun());
+        assertTrue(twice.db.committed(a).isEmpty());
+        assertEquals(Map.of(), twice.db.rows());
     }
 
     @Test
@@ -101,7 +101,7 @@ class TransactionStepTest {
         IdemRequest duplicate = request("ledger", "k5", 5);
         JsonObject earlier = new JsonObject().put("balance", 500);
         Function<PipelineRig, List<Item>> poll = rig -> {
-            rig.store.seed(rig.done(duplicate, earlier), null);
+            rig.db.seed(rig.done(duplicate, earlier), null);
             rig.cache.answer(duplicate, new PreCheck.Processing());
             return List.of(
                     new Item(applied, rig.work(applied, new Effect.Processed(result("k1")))),
@@ -126,16 +126,16 @@ class TransactionStepTest {
             assertEquals(outcomes.get(i), await(alone.pipeline.execute(item.request(), item.work())), "item " + i);
         }
         // one transaction; each answer is recorded in it, the refusal too (it wrote nothing)
-        assertEquals(1, rig.store.transactionsRun());
-        long tx = rig.store.transactions().get(0).id;
+        assertEquals(1, rig.db.transactionsRun());
+        long tx = rig.db.transactions().get(0).id;
         assertEquals(result("k1"), recorded(rig, applied, tx));
         assertEquals(result("k2"), recorded(rig, already, tx));
         assertEquals(result("k3"), recorded(rig, anomalous, tx));
         assertEquals(new Outcome.Rejected("NO_ACCOUNT", "no account 4", new JsonObject(), Optional.of(Layer.DB)),
                 Outcomes.answered(Layer.DB, recorded(rig, refused, tx)));
-        assertEquals(InMemoryDedupStore.ANOTHER, rig.store.committed(duplicate).orElseThrow().writtenIn());
+        assertEquals(InMemoryDatabase.ANOTHER, rig.db.committed(duplicate).orElseThrow().writtenIn());
         assertEquals(0, rig.runs("k5"));
-        assertEquals(Set.of("effect:k1", "effect:k2", "effect:k3"), rig.store.rows().keySet());
+        assertEquals(Set.of("effect:k1", "effect:k2", "effect:k3"), rig.db.rows().keySet());
         assertEquals(Set.of(applied, already, anomalous, refused, duplicate),
                 Set.copyOf(rig.cache.marked().stream().map(Marked::request).toList()));
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
@@ -144,31 +144,31 @@ class TransactionStepTest {
     @Test
     void aStatementErrorOfOneWorkFailsItAloneAndTheOthersCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.failWritesOf("effect:b-1");
+        rig.faults.failWritesOf("effect:b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 settled.get(0));
-        assertInstanceOf(InMemoryDedupStore.StatementFailed.class,
+        assertInstanceOf(InMemoryDatabase.StatementFailed.class,
                 assertInstanceOf(Settled.Failed.class, settled.get(1)).failure());
         assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
                 settled.get(2));
         // the group failed as a whole, then each delivery ran alone
-        List<Tx> txs = rig.store.transactions();
+        List<Tx> txs = rig.db.transactions();
         assertEquals(List.of(Ending.FAILED, Ending.COMMITTED, Ending.FAILED, Ending.COMMITTED),
                 txs.stream().map(tx -> tx.ending).toList());
-        assertEquals(txs.get(1).id, rig.store.committed(a).orElseThrow().writtenIn());
-        assertEquals(txs.get(3).id, rig.store.committed(c).orElseThrow().writtenIn());
-        assertTrue(rig.store.committed(b).isEmpty());
-        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+        assertEquals(txs.get(1).id, rig.db.committed(a).orElseThrow().writtenIn());
+        assertEquals(txs.get(3).id, rig.db.committed(c).orElseThrow().writtenIn());
+        assertTrue(rig.db.committed(b).isEmpty());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
         assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "error"));
     }
 
     @Test
     void aDeliveryWhoseDataTheDatabaseRefusesIsRejectedAloneAndTheOthersCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.refuseDataOf("effect:b-1");
+        rig.faults.refuseDataOf("effect:b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -179,32 +179,32 @@ class TransactionStepTest {
         assertNull(((Settled.Decided) settled.get(1)).doneInCache());
         assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
                 settled.get(2));
-        assertTrue(rig.store.committed(b).isEmpty());
-        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+        assertTrue(rig.db.committed(b).isEmpty());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
     }
 
     @Test
     void aBatchWithADeliveryWhoseDataIsRefusedGivesItsOutcomeAndAppliesTheRest() {
         PipelineRig rig = new PipelineRig();
-        rig.store.refuseDataOf("effect:b-1");
+        rig.faults.refuseDataOf("effect:b-1");
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))));
 
         assertInstanceOf(Outcome.Processed.class, outcomes.get(0));
         assertEquals(Outcome.Rejected.INVALID_DATA, assertInstanceOf(Outcome.Rejected.class, outcomes.get(1)).reason());
         assertInstanceOf(Outcome.Processed.class, outcomes.get(2));
-        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
+        assertEquals(Set.of(key(a), key(c)), rig.db.committedRecords().keySet());
     }
 
     @Test
     void aBatchWithAFailingDeliveryFailsButWhatCommittedAloneIsKnownToTheCache() {
         PipelineRig rig = new PipelineRig();
-        rig.store.failWritesOf("effect:b-1");
+        rig.faults.failWritesOf("effect:b-1");
 
-        assertThrows(InMemoryDedupStore.StatementFailed.class,
+        assertThrows(InMemoryDatabase.StatementFailed.class,
                 () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c)))));
 
-        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
+        assertEquals(Set.of(key(a), key(c)), rig.db.committedRecords().keySet());
         assertEquals(List.of(a, c), rig.cache.marked().stream().map(Marked::request).toList());
         assertTrue(rig.cache.marked().stream().allMatch(Marked::committedBefore));
     }
@@ -212,29 +212,29 @@ class TransactionStepTest {
     @Test
     void aStoreOutageFailsEveryDeliveryOfTheGroupWithoutAPartialCommit() {
         PipelineRig rig = new PipelineRig();
-        rig.store.goDownOnRecord();
+        rig.faults.goDownOnRecord();
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(3, settled.size());
-        settled.forEach(s -> assertInstanceOf(InMemoryDedupStore.Outage.class,
+        settled.forEach(s -> assertInstanceOf(InMemoryDatabase.Outage.class,
                 assertInstanceOf(Settled.Failed.class, s).failure()));
         // not run delivery by delivery: no delivery alone would get past an outage
-        assertEquals(1, rig.store.transactionsRun());
-        assertEquals(Map.of(), rig.store.committedRecords());
-        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(Map.of(), rig.db.committedRecords());
+        assertEquals(Map.of(), rig.db.rows());
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
     }
 
     @Test
     void aBatchMeetingAnOutageFailsAndTellsTheCacheNothing() {
         PipelineRig rig = new PipelineRig();
-        rig.store.goDownOnRecord();
+        rig.faults.goDownOnRecord();
 
-        assertThrows(InMemoryDedupStore.Outage.class,
+        assertThrows(InMemoryDatabase.Outage.class,
                 () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b)))));
         assertEquals(List.of(), rig.cache.marked());
-        assertEquals(Map.of(), rig.store.committedRecords());
+        assertEquals(Map.of(), rig.db.committedRecords());
     }
 
     @Test
@@ -242,7 +242,7 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig(Map.of(
                 "idem.pipeline.scopes.orders.concurrent-wait", "250ms",
                 "idem.pipeline.in-flight-retry-after", "3s"));
-        rig.store.lockedByAnother("orders", "b-1");
+        rig.faults.lockedByAnother("orders", "b-1");
 
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
@@ -250,8 +250,8 @@ class TransactionStepTest {
                 new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 new Settled.Decided(new Outcome.InFlight(Duration.ofSeconds(3)), null),
                 new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1")))), settled);
-        assertEquals(Set.of(key(a), key(c)), rig.store.committedRecords().keySet());
-        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
+        assertEquals(Set.of(key(a), key(c)), rig.db.committedRecords().keySet());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
     }
 
     @Test
@@ -265,16 +265,16 @@ class TransactionStepTest {
                 new Outcome.Duplicate(Layer.REDIS, result("a-1")),
                 new Outcome.Processed(result("b-1"))), outcomes);
         assertEquals(1, rig.runs("a-1"));
-        assertEquals(1, rig.store.transactionsRun());
+        assertEquals(1, rig.db.transactionsRun());
     }
 
     @Test
     void worksKnownBeforeTheyRunAreRecordedInTheSameTransaction() {
         PipelineRig rig = new PipelineRig();
-        rig.store.commitsMeanwhile(rig.done(b, result("b-1")));
+        rig.faults.commitsMeanwhile(rig.done(b, result("b-1")));
         List<Item> items = List.of(a, b, c).stream()
                 .map(r -> new Item(r, Work.applying(result(r.key()),
-                        tx -> rig.store.write(tx, "effect:" + r.key(), r.fingerprint()))))
+                        tx -> rig.db.write(tx, "effect:" + r.key(), r.fingerprint()))))
                 .toList();
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(items));
@@ -283,8 +283,8 @@ class TransactionStepTest {
                 new Outcome.Processed(result("a-1")),
                 new Outcome.Duplicate(Layer.DB, result("b-1")),
                 new Outcome.Processed(result("c-1"))), outcomes);
-        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.store.rows().keySet());
-        assertEquals(rig.store.committed(a).orElseThrow().writtenIn(), rig.store.committed(c).orElseThrow().writtenIn());
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
+        assertEquals(rig.db.committed(a).orElseThrow().writtenIn(), rig.db.committed(c).orElseThrow().writtenIn());
     }
 
     private static Item item(PipelineRig rig, IdemRequest request) {
@@ -300,7 +300,7 @@ class TransactionStepTest {
     }
 
     private static JsonObject recorded(PipelineRig rig, IdemRequest request, long tx) {
-        InMemoryDedupStore.Stored stored = rig.store.committed(request).orElseThrow();
+        InMemoryDatabase.Stored stored = rig.db.committed(request).orElseThrow();
         assertEquals(DedupRecord.Status.DONE, stored.record().status());
         assertEquals(tx, stored.writtenIn());
         return stored.record().result();

@@ -22,8 +22,12 @@ final class PipelineRig {
     static final Instant START = Instant.parse("2025-03-01T10:00:00Z");
 
     final MovableClock clock = new MovableClock(START);
-    final InMemoryDedupStore store = new InMemoryDedupStore();
-    final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> store.committed(request)
+    /** The committed records and business rows, and the transactions the pipeline ran. */
+    final InMemoryDatabase db = new InMemoryDatabase();
+    final InMemoryDedupStore store = new InMemoryDedupStore(db);
+    /** What other processes do to the database meanwhile, and statements that fail: arranged by a test. */
+    final StoreFaults faults = db.faults;
+    final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> db.committed(request)
             .map(stored -> stored.record().status() == DedupRecord.Status.DONE).orElse(false));
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     final PipelineMetrics metrics = new PipelineMetrics(registry);
@@ -74,7 +78,7 @@ final class PipelineRig {
             if (effect instanceof Effect.Rejected) {
                 return Uni.createFrom().item(effect);
             }
-            return store.write(tx, "effect:" + request.key(), request.fingerprint()).replaceWith(effect);
+            return db.write(tx, "effect:" + request.key(), request.fingerprint()).replaceWith(effect);
         };
     }
 
@@ -85,7 +89,7 @@ final class PipelineRig {
     Work inserting(IdemRequest request) {
         return tx -> {
             runs.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
-            return store.insert(tx, "effect:" + request.key(), request.fingerprint())
+            return db.insert(tx, "effect:" + request.key(), request.fingerprint())
                     .replaceWith(new Effect.Processed(result(request.key())));
         };
     }

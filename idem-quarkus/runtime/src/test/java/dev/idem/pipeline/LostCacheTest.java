@@ -81,7 +81,7 @@ class LostCacheTest {
         Outcome copy = await(rig.pipeline.execute(redeem, kind.work.apply(rig, redeem)));
 
         assertEquals(new Outcome.Duplicate(Layer.DB, result("k-1")), copy);
-        assertEquals(Map.of("effect:k-1", redeem.fingerprint()), rig.store.rows());
+        assertEquals(Map.of("effect:k-1", redeem.fingerprint()), rig.db.rows());
         // Redis knows the key again: the next copy stops there
         assertEquals(new Outcome.Duplicate(Layer.REDIS, result("k-1")),
                 await(rig.pipeline.execute(redeem, kind.work.apply(rig, redeem))));
@@ -100,7 +100,7 @@ class LostCacheTest {
 
         assertEquals(List.of(new Outcome.Duplicate(Layer.DB, result("k-1")), new Outcome.Processed(result("k-2"))),
                 outcomes);
-        assertEquals(Map.of("effect:k-1", redeem.fingerprint(), "effect:k-2", other.fingerprint()), rig.store.rows());
+        assertEquals(Map.of("effect:k-1", redeem.fingerprint(), "effect:k-2", other.fingerprint()), rig.db.rows());
     }
 
     @Test
@@ -110,7 +110,7 @@ class LostCacheTest {
         IdemRequest reused = request("gift-card-redeem", "k-1", "card-1", 900);
 
         assertEquals(new Outcome.KeyReused(), await(rig.pipeline.execute(reused, rig.inserting(reused))));
-        assertEquals(Map.of("effect:k-1", redeem.fingerprint()), rig.store.rows());
+        assertEquals(Map.of("effect:k-1", redeem.fingerprint()), rig.db.rows());
     }
 
     @Test
@@ -118,7 +118,7 @@ class LostCacheTest {
         // the row was made under another key (or under this one, whose record was archived since)
         IdemRequest other = request("gift-card-redeem", "k-0", "card-1", 500);
         IdemRequest first = request("gift-card-redeem", "k-1", "card-1", 500);
-        await(rig.pipeline.execute(other, tx -> rig.store.insert(tx, "effect:k-1", other.fingerprint())
+        await(rig.pipeline.execute(other, tx -> rig.db.insert(tx, "effect:k-1", other.fingerprint())
                 .replaceWith(new Effect.Processed(result("k-0")))));
 
         Outcome outcome = await(rig.pipeline.execute(first, rig.inserting(first)));
@@ -127,7 +127,7 @@ class LostCacheTest {
         assertEquals(Outcome.Rejected.UNIQUE_VIOLATION, rejected.reason());
         assertTrue(rejected.detail().contains("effect:k-1"), rejected.detail());
         assertEquals(1, rig.runs("k-1"));
-        assertTrue(rig.store.committed(first).isEmpty());
+        assertTrue(rig.db.committed(first).isEmpty());
         assertEquals(Optional.empty(), await(rig.cache.peek(first.scope(), first.key())));
         assertEquals(1.0, rig.count("idem.pipeline.outcomes", "scope", "gift-card-redeem", "outcome", "REJECTED"));
     }
@@ -148,7 +148,7 @@ class LostCacheTest {
         assertEquals(Optional.of(Layer.DB), assertInstanceOf(Outcome.Rejected.class, fromTheDatabase).replayedBy());
         // the copy after the flush was claimed as new, so its work ran, and rolled back when the record answered
         assertEquals(2, rig.runs("k-1"));
-        assertTrue(rig.store.rows().isEmpty());
+        assertTrue(rig.db.rows().isEmpty());
         assertEquals(2.0, rig.count("idem.pipeline.duplicates", "scope", "gift-card-redeem"));
         assertEquals(3.0, rig.count("idem.pipeline.outcomes", "scope", "gift-card-redeem", "outcome", "REJECTED"));
     }
@@ -160,7 +160,7 @@ class LostCacheTest {
 
         assertEquals(new Outcome.Rejected("CARD_NOT_FOUND", "no card 1 yet"), outcome);
         assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));
-        assertTrue(rig.store.committed(redeem).isEmpty());
+        assertTrue(rig.db.committed(redeem).isEmpty());
         assertInstanceOf(Outcome.Processed.class, await(rig.pipeline.execute(redeem, rig.applying(redeem))));
     }
 
@@ -172,15 +172,15 @@ class LostCacheTest {
 
         assertInstanceOf(Outcome.Rejected.class, outcome);
         assertEquals(Optional.empty(), await(judgedAfresh.cache.peek(redeem.scope(), redeem.key())));
-        assertTrue(judgedAfresh.store.committed(redeem).isEmpty());
+        assertTrue(judgedAfresh.db.committed(redeem).isEmpty());
         assertInstanceOf(Outcome.Processed.class, await(judgedAfresh.pipeline.execute(redeem, judgedAfresh.applying(redeem))));
     }
 
     @Test
     void aFailedTransactionGivesItsClaimBack() {
-        rig.store.failWritesOf("effect:k-1");
+        rig.faults.failWritesOf("effect:k-1");
 
-        assertInstanceOf(InMemoryDedupStore.StatementFailed.class,
+        assertInstanceOf(InMemoryDatabase.StatementFailed.class,
                 org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
                         () -> await(rig.pipeline.execute(redeem, rig.applying(redeem)))));
         assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));

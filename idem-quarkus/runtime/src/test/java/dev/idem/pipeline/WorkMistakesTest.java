@@ -35,7 +35,7 @@ class WorkMistakesTest {
         AtomicInteger runs = new AtomicInteger();
         Work writesThenRefuses = tx -> {
             runs.incrementAndGet();
-            return rig.store.write(tx, "effect:b-1", "half-done")
+            return rig.db.write(tx, "effect:b-1", "half-done")
                     .replaceWith(new Effect.Rejected("INSUFFICIENT_BALANCE", "the card holds less"));
         };
 
@@ -46,16 +46,16 @@ class WorkMistakesTest {
         assertEquals("INSUFFICIENT_BALANCE", assertInstanceOf(Outcome.Rejected.class,
                 assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome()).reason());
         // its write rolled back with the first transaction; the second recorded its refusal without running it again
-        assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.store.rows());
-        assertEquals(Set.of(DedupStore.batchKey(a), DedupStore.batchKey(b)), rig.store.committedRecords().keySet());
+        assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.db.rows());
+        assertEquals(Set.of(DedupStore.batchKey(a), DedupStore.batchKey(b)), rig.db.committedRecords().keySet());
         assertEquals(1, runs.get());
-        assertEquals(2, rig.store.transactionsRun());
+        assertEquals(2, rig.db.transactionsRun());
         assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "refused"));
     }
 
     @Test
     void aRefusalForNowAfterWritingKeepsNothingAndTheOthersCommitWithoutIt() {
-        Work writesThenRefusesForNow = tx -> rig.store.write(tx, "effect:b-1", "half-done")
+        Work writesThenRefusesForNow = tx -> rig.db.write(tx, "effect:b-1", "half-done")
                 .replaceWith(Effect.Rejected.forNow("CARD_NOT_FOUND", "no card yet"));
 
         List<Settled> settled = await(rig.protocol.transact(List.of(
@@ -64,17 +64,17 @@ class WorkMistakesTest {
         assertInstanceOf(Outcome.Processed.class, assertInstanceOf(Settled.Decided.class, settled.get(0)).outcome());
         assertEquals(new Outcome.Rejected("CARD_NOT_FOUND", "no card yet"),
                 assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome());
-        assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.store.rows());
-        assertEquals(Set.of(DedupStore.batchKey(a)), rig.store.committedRecords().keySet());
-        assertEquals(2, rig.store.transactionsRun());
+        assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.db.rows());
+        assertEquals(Set.of(DedupStore.batchKey(a)), rig.db.committedRecords().keySet());
+        assertEquals(2, rig.db.transactionsRun());
 
         // alone, the one transaction is rolled back and that is all
         PipelineRig alone = new PipelineRig();
-        Work refusesAlone = tx -> alone.store.write(tx, "effect:b-1", "half-done")
+        Work refusesAlone = tx -> alone.db.write(tx, "effect:b-1", "half-done")
                 .replaceWith(Effect.Rejected.forNow("CARD_NOT_FOUND", "no card yet"));
         await(alone.protocol.transact(List.of(new Pending(b, refusesAlone, false))));
-        assertEquals(1, alone.store.transactionsRun());
-        assertTrue(alone.store.rows().isEmpty());
+        assertEquals(1, alone.db.transactionsRun());
+        assertTrue(alone.db.rows().isEmpty());
     }
 
     @Test
@@ -83,7 +83,7 @@ class WorkMistakesTest {
                 new Pending(b, rig.work(b, new Effect.Rejected("NOT_YET", "come back later")), false))));
 
         assertInstanceOf(Outcome.Rejected.class, ((Settled.Decided) settled.get(1)).outcome());
-        assertEquals(1, rig.store.transactionsRun());
+        assertEquals(1, rig.db.transactionsRun());
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
     }
 
@@ -109,7 +109,7 @@ class WorkMistakesTest {
         };
 
         assertEquals(bug, assertThrows(IllegalArgumentException.class, () -> await(rig.pipeline.execute(a, throwing))));
-        assertTrue(rig.store.committed(a).isEmpty());
+        assertTrue(rig.db.committed(a).isEmpty());
         // the key is free again: a fixed work goes through
         assertInstanceOf(Outcome.Processed.class, await(rig.pipeline.execute(a, rig.applying(a))));
     }
@@ -123,7 +123,7 @@ class WorkMistakesTest {
         NullPointerException nullEffect = assertThrows(NullPointerException.class,
                 () -> await(rig.pipeline.execute(a, tx -> Uni.createFrom().nullItem())));
         assertTrue(nullEffect.getMessage().contains("not an Effect"), nullEffect.getMessage());
-        assertTrue(rig.store.committed(a).isEmpty());
+        assertTrue(rig.db.committed(a).isEmpty());
     }
 
     @Test
@@ -134,13 +134,13 @@ class WorkMistakesTest {
 
         assertThrows(IllegalStateException.class,
                 () -> await(rig.pipeline.execute(a, tx -> tx.close().replaceWith(new Effect.Processed(result("a-1"))))));
-        assertTrue(rig.store.committed(a).isEmpty());
+        assertTrue(rig.db.committed(a).isEmpty());
     }
 
     @Test
     void aSlowWorkIsCountedAndStillApplied() {
         PipelineRig quick = new PipelineRig(Map.of("idem.pipeline.slow-work", "20ms"));
-        Work slow = tx -> quick.store.write(tx, "effect:a-1", "slow")
+        Work slow = tx -> quick.db.write(tx, "effect:a-1", "slow")
                 .onItem().delayIt().by(Duration.ofMillis(200))
                 .replaceWith(new Effect.Processed(new JsonObject().put("slow", true)));
 

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.pipeline.InMemoryDedupCache.Marked;
-import dev.idem.pipeline.InMemoryDedupStore.Stored;
+import dev.idem.pipeline.InMemoryDatabase.Stored;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -50,18 +50,18 @@ class TwoPhaseTest {
         Outcome outcome = await(rig.pipeline.executeTwoPhase(payout, payload));
 
         assertEquals(new Outcome.Processed(paid), outcome);
-        Stored stored = rig.store.committed(payout).orElseThrow();
+        Stored stored = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.DONE, stored.record().status());
         assertEquals(paid, stored.record().result());
         assertEquals(1, stored.record().attempts());
         assertNull(stored.record().leaseUntil());
         assertNull(stored.payload());
         // the claim commits alone; the confirmation and the business change in a second transaction
-        assertEquals(2, rig.store.transactionsRun());
-        assertEquals(rig.store.transactions().get(0).id, stored.writtenIn());
-        assertEquals(rig.store.transactions().get(1).id, stored.changedIn());
+        assertEquals(2, rig.db.transactionsRun());
+        assertEquals(rig.db.transactions().get(0).id, stored.writtenIn());
+        assertEquals(rig.db.transactions().get(1).id, stored.changedIn());
         assertEquals(List.of(payload), provider.performed);
-        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.store.rows());
+        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.db.rows());
         assertEquals(List.of(new Marked(payout, JsonText.encode(paid), true)), rig.cache.marked());
 
         assertEquals(new Outcome.Duplicate(Layer.REDIS, paid), await(rig.pipeline.executeTwoPhase(payout, payload)));
@@ -76,7 +76,7 @@ class TwoPhaseTest {
         provider.next(() -> Uni.createFrom().completionStage(answer));
 
         CompletableFuture<Outcome> first = rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
-        assertEquals(DedupRecord.Status.PROCESSING, rig.store.committed(payout).orElseThrow().record().status());
+        assertEquals(DedupRecord.Status.PROCESSING, rig.db.committed(payout).orElseThrow().record().status());
         rig.clock.advance(Duration.ofSeconds(20));
         Outcome copy = await(rig.pipeline.executeTwoPhase(payout, payload));
 
@@ -110,15 +110,15 @@ class TwoPhaseTest {
     void aClaimMeetingARowGoneWhenReadIsTriedOnceMoreThenInFlight() {
         PipelineRig once = new PipelineRig(PAYOUTS);
         provider(once);
-        once.store.vanishesMeanwhile("payouts", "p-1", 1);
+        once.faults.vanishesMeanwhile("payouts", "p-1", 1);
         assertEquals(new Outcome.Processed(paid), await(once.pipeline.executeTwoPhase(payout, payload)));
 
         PipelineRig twice = new PipelineRig(PAYOUTS);
         Provider provider = provider(twice);
-        twice.store.vanishesMeanwhile("payouts", "p-1", 2);
+        twice.faults.vanishesMeanwhile("payouts", "p-1", 2);
         assertEquals(inFlight, await(twice.pipeline.executeTwoPhase(payout, payload)));
         assertTrue(provider.performed.isEmpty());
-        assertTrue(twice.store.committed(payout).isEmpty());
+        assertTrue(twice.db.committed(payout).isEmpty());
     }
 
     @Test
@@ -129,10 +129,10 @@ class TwoPhaseTest {
 
         assertEquals(Outcomes.failedForGood(), await(rig.pipeline.executeTwoPhase(payout, payload)));
 
-        Stored stored = rig.store.committed(payout).orElseThrow();
+        Stored stored = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.FAILED, stored.record().status());
         assertTrue(stored.lastError().contains("UNKNOWN_ACCOUNT"), stored.lastError());
-        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(Map.of(), rig.db.rows());
         assertEquals(List.of(), rig.cache.marked());
     }
 
@@ -141,11 +141,11 @@ class TwoPhaseTest {
         PipelineRig rig = new PipelineRig(PipelineRig.with(PAYOUTS,
                 "idem.pipeline.scopes.payouts.concurrent-wait", "100ms"));
         Provider provider = provider(rig);
-        rig.store.lockedByAnother("payouts", "p-1");
+        rig.faults.lockedByAnother("payouts", "p-1");
 
         assertEquals(inFlight, await(rig.pipeline.executeTwoPhase(payout, payload)));
         assertTrue(provider.performed.isEmpty());
-        assertTrue(rig.store.committed(payout).isEmpty());
+        assertTrue(rig.db.committed(payout).isEmpty());
     }
 
     @Test
@@ -160,7 +160,7 @@ class TwoPhaseTest {
         Outcome copy = await(rig.pipeline.executeTwoPhase(payout, payload));
 
         assertEquals(new Outcome.Processed(paid), copy);
-        Stored stored = rig.store.committed(payout).orElseThrow();
+        Stored stored = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.DONE, stored.record().status());
         assertEquals(2, stored.record().attempts());
         assertEquals(List.of(payload, payload), provider.performed);
@@ -169,8 +169,8 @@ class TwoPhaseTest {
         // the first holder answers late: its lease is gone, so its confirmation changes nothing
         hung.complete(new JsonObject().put("transfer", "t-late"));
         assertEquals(inFlight, first.get(10, TimeUnit.SECONDS));
-        assertEquals(paid, rig.store.committed(payout).orElseThrow().record().result());
-        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.store.rows());
+        assertEquals(paid, rig.db.committed(payout).orElseThrow().record().result());
+        assertEquals(Map.of("confirmed:p-1", paid.encode()), rig.db.rows());
 
         assertEquals(new Outcome.Duplicate(Layer.REDIS, paid), await(rig.pipeline.executeTwoPhase(payout, payload)));
         assertEquals(2, provider.performed.size());
@@ -184,7 +184,7 @@ class TwoPhaseTest {
         provider.next(() -> Uni.createFrom().failure(new IllegalStateException("provider still down")));
 
         assertEquals(inFlight, await(rig.pipeline.executeTwoPhase(payout, payload)));
-        Stored retrying = rig.store.committed(payout).orElseThrow();
+        Stored retrying = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.PROCESSING, retrying.record().status());
         assertEquals(PipelineRig.START.plus(Duration.ofSeconds(5)), retrying.record().leaseUntil());
         assertTrue(retrying.lastError().contains("provider down"), retrying.lastError());
@@ -195,12 +195,12 @@ class TwoPhaseTest {
         rig.clock.advance(Duration.ofSeconds(6));
         assertEquals(Outcomes.failedForGood(), await(rig.pipeline.executeTwoPhase(payout, payload)));
 
-        Stored failed = rig.store.committed(payout).orElseThrow();
+        Stored failed = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.FAILED, failed.record().status());
         assertEquals(2, failed.record().attempts());
         assertTrue(failed.lastError().contains("provider still down"), failed.lastError());
         assertEquals(1.0, rig.count("idem.dedup.failed", "scope", "payouts"));
-        assertEquals(Map.of(), rig.store.rows());
+        assertEquals(Map.of(), rig.db.rows());
         assertEquals(List.of(), rig.cache.marked());
 
         // and so it stays: no further attempt
@@ -219,7 +219,7 @@ class TwoPhaseTest {
         rig.clock.advance(Duration.ofSeconds(31));
 
         assertEquals(Outcomes.failedForGood(), await(rig.pipeline.executeTwoPhase(payout, payload)));
-        assertEquals(DedupRecord.Status.FAILED, rig.store.committed(payout).orElseThrow().record().status());
+        assertEquals(DedupRecord.Status.FAILED, rig.db.committed(payout).orElseThrow().record().status());
         assertEquals(1, provider.performed.size());
         assertEquals(1.0, rig.count("idem.dedup.failed", "scope", "payouts"));
         assertEquals(0.0, rig.count("idem.dedup.takeovers"));
@@ -232,14 +232,14 @@ class TwoPhaseTest {
         provider.next(() -> Uni.createFrom().completionStage(new CompletableFuture<>()));
         rig.pipeline.executeTwoPhase(payout, payload).subscribeAsCompletionStage();
         rig.clock.advance(Duration.ofSeconds(31));
-        rig.store.takenOverFirstByAnother("payouts", "p-1");
+        rig.faults.takenOverFirstByAnother("payouts", "p-1");
 
         assertEquals(inFlight, await(rig.pipeline.executeTwoPhase(payout, payload)));
 
-        Stored stored = rig.store.committed(payout).orElseThrow();
+        Stored stored = rig.db.committed(payout).orElseThrow();
         assertEquals(DedupRecord.Status.PROCESSING, stored.record().status());
         assertEquals(2, stored.record().attempts());
-        assertEquals(InMemoryDedupStore.ANOTHER, stored.changedIn());
+        assertEquals(InMemoryDatabase.ANOTHER, stored.changedIn());
         assertEquals(1, provider.performed.size());
         assertEquals(0.0, rig.count("idem.dedup.takeovers"));
     }
@@ -284,7 +284,7 @@ class TwoPhaseTest {
             if (performed.containsKey("refused")) {
                 return Uni.createFrom().item(new Effect.Rejected("UNKNOWN_ACCOUNT", performed.getString("refused")));
             }
-            return rig.store.write(tx, "confirmed:" + key, performed.encode()).replaceWith(new Effect.Processed(performed));
+            return rig.db.write(tx, "confirmed:" + key, performed.encode()).replaceWith(new Effect.Processed(performed));
         }
     }
 }

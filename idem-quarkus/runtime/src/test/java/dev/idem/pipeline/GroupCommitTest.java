@@ -5,8 +5,8 @@ import static dev.idem.pipeline.PipelineRig.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.pipeline.InMemoryDedupStore.Ending;
-import dev.idem.pipeline.InMemoryDedupStore.Tx;
+import dev.idem.pipeline.InMemoryDatabase.Ending;
+import dev.idem.pipeline.InMemoryDatabase.Tx;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -34,7 +34,7 @@ class GroupCommitTest {
         IdemRequest a = request("orders", "a-1", "x");
         IdemRequest b = request("orders", "b-1", "y");
         IdemRequest c = request("orders", "c-1", "z");
-        CompletableFuture<Void> firstEnds = rig.store.holdNextEnd();
+        CompletableFuture<Void> firstEnds = rig.faults.holdNextEnd();
         List<CompletableFuture<Outcome>> answers = new ArrayList<>();
         CompletableFuture<Void> submitted = new CompletableFuture<>();
 
@@ -47,7 +47,7 @@ class GroupCommitTest {
             submitted.complete(null);
         });
         submitted.get(10, TimeUnit.SECONDS);
-        assertEquals(1, rig.store.transactionsRun());
+        assertEquals(1, rig.db.transactionsRun());
         assertTrue(answers.stream().noneMatch(CompletableFuture::isDone), "no answer before its commit");
 
         firstEnds.complete(null);
@@ -61,7 +61,7 @@ class GroupCommitTest {
                 new Outcome.Processed(result("b-1")),
                 new Outcome.Duplicate(Layer.DB, result("b-1")),
                 new Outcome.Processed(result("c-1"))), outcomes);
-        List<Tx> txs = rig.store.transactions();
+        List<Tx> txs = rig.db.transactions();
         assertEquals(3, txs.size());
         // the copy's transaction found b's record and wrote nothing
         assertEquals(List.of(Ending.COMMITTED, Ending.COMMITTED, Ending.ROLLED_BACK),
@@ -69,9 +69,9 @@ class GroupCommitTest {
         assertEquals(Set.of(DedupStore.batchKey(a)), txs.get(0).touched);
         assertEquals(Set.of(DedupStore.batchKey(b), DedupStore.batchKey(c)), txs.get(1).touched);
         assertEquals(Set.of(DedupStore.batchKey(b)), txs.get(2).touched);
-        assertEquals(txs.get(0).id, rig.store.committed(a).orElseThrow().writtenIn());
-        assertEquals(txs.get(1).id, rig.store.committed(b).orElseThrow().writtenIn());
-        assertEquals(txs.get(1).id, rig.store.committed(c).orElseThrow().writtenIn());
+        assertEquals(txs.get(0).id, rig.db.committed(a).orElseThrow().writtenIn());
+        assertEquals(txs.get(1).id, rig.db.committed(b).orElseThrow().writtenIn());
+        assertEquals(txs.get(1).id, rig.db.committed(c).orElseThrow().writtenIn());
         assertEquals(1, rig.runs("b-1"));
         DistributionSummary sizes = rig.registry.find("idem.pipeline.group.size").summary();
         assertEquals(3, sizes.count());
