@@ -13,11 +13,7 @@ import dev.idem.pipeline.OnePhase.Recorded;
 import dev.idem.pipeline.OnePhase.Round;
 import dev.idem.pipeline.OnePhase.Seen;
 import dev.idem.pipeline.OnePhase.WorkRan;
-import io.quarkus.runtime.configuration.DurationConverter;
-import io.smallrye.config.PropertiesConfigSource;
-import io.smallrye.config.SmallRyeConfigBuilder;
 import io.vertx.core.json.JsonObject;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -28,12 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Step 3 alone: what a transaction saw, turned into outcomes, retries and the commit. */
 class JudgeTest {
 
-    private static final PipelineConfig CONFIG = new SmallRyeConfigBuilder()
-            .withMapping(PipelineConfig.class)
-            .withConverter(Duration.class, 200, new DurationConverter())
-            .withSources(new PropertiesConfigSource(Map.of(), "test", 100))
-            .build()
-            .getConfigMapping(PipelineConfig.class);
+    private static final PipelineConfig CONFIG = Configs.pipeline(Map.of());
 
     private final Open a = open(0, "a");
     private final Open b = open(1, "b");
