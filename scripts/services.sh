@@ -365,20 +365,13 @@ main() {
       lock
       postgres_fresh_test_dbs
       ;;
-    redis-cluster)
-      lock
-      redis_cluster_up
-      ;;
-    kafka-cluster)
-      lock
-      (kafka_cluster_up)
-      ;;
-    tracing | monitoring | keycloak)
-      # zipkin_up/_down, monitoring_up/_down, keycloak_up/_down
+    redis-cluster | kafka-cluster | tracing | monitoring | keycloak)
+      # redis_cluster_up/_down, kafka_cluster_up/_down, zipkin_up/_down, monitoring_up/_down, keycloak_up/_down
       local server=${cmd/tracing/zipkin}
       [[ ${2:-up} == up || ${2:-} == down ]] || { echo "usage: ${0##*/} $cmd [down]" >&2; return 2; }
       lock
-      "${server}_${2:-up}"
+      # in a subshell: kafka_cluster_* point kafka.sh's variables at each node in turn
+      ("${server//-/_}_${2:-up}")
       ;;
     postgres-ha)
       case ${2:-up} in
@@ -405,7 +398,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]|keycloak [down]" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster [down]|kafka-cluster [down]|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]|keycloak [down]" >&2
       return 2
       ;;
   esac
