@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# The fault suite (./idem chaos [run|cluster|ha|soak|alerts|down]). For each fault in $CHAOS_FAULTS,
-# bench's `chaos` (Chaos.java) creates $CHAOS_ORDERS fresh orders, sends $CHAOS_DELIVERIES signed
-# callbacks per order round-robin to two instances of the service (:18081, :18082; the packaged jar,
-# or the native executable CHAOS_NATIVE names), runs `chaos.sh fault NAME` once 30 % of the storm is
-# out, then checks the accounts: one PASS/FAIL line per fault, results in target/chaos/<run>/.
-# Its own servers, removed at the end: PostgreSQL cluster idem-chaos :15432 and Redis :16379, behind
-# bench's FaultProxy (:15433, :16380), Kafka :19092; `cluster`: a Redis Cluster (7101-7106) and three
-# brokers (39092-39094); `ha`: the Patroni cluster of `./idem services postgres-ha` (left running),
-# database idem_chaos (scripts/lib/chaos-ha.sh). `soak`: one storm of $CHAOS_SOAK_MINUTES at half the
-# first-delivery peak (or $CHAOS_SOAK_RATE/s), archiving and reconciliation on, no relays. `down`: what
-# an interrupted suite left. The faults: the cases of fault(). Exit status 1 when an account is not exact.
+# ./idem chaos [run|cluster|ha|soak|alerts|down]: per fault of $CHAOS_FAULTS (the cases of fault()),
+# bench's `chaos` (Chaos.java) storms two instances (:18081, :18082; the jar, or CHAOS_NATIVE's
+# executable) with $CHAOS_DELIVERIES signed callbacks for each of $CHAOS_ORDERS fresh orders, runs
+# `chaos.sh fault NAME` 30 % in, then checks the accounts: a PASS/FAIL line, target/chaos/<run>/.
+# Its own servers, removed at the end: PostgreSQL idem-chaos :15432 and Redis :16379 behind bench's
+# FaultProxy (:15433, :16380), Kafka :19092; `cluster`: a Redis Cluster (7101-7106), three brokers
+# (39092-39094); `ha`: `./idem services postgres-ha`'s cluster, left running (scripts/lib/chaos-ha.sh).
+# `soak`: $CHAOS_SOAK_MINUTES at half the measured first-delivery peak (or $CHAOS_SOAK_RATE/s),
+# archiving and reconciliation on, no relays. `down`: what an interrupted suite left. Exit status 1
+# when an account is not exact.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -51,7 +50,6 @@ source "$ROOT/scripts/lib/chaos-ha.sh"
 # apart from the tests' clusters (7001-7006, their buses 17001-17006; 29092-29094)
 REDIS_CLUSTER_PORTS=(7101 7102 7103 7104 7105 7106)
 KAFKA_CLUSTER_PORTS=(39092 39093 39094) KAFKA_CLUSTER_CONTROLLER_PORTS=(39192 39193 39194)
-
 # ---------------------------------------------------------------- PostgreSQL, the suite's own cluster
 pg_ctl_chaos() { as_root pg_ctlcluster --skip-systemctl-redirect "$(pg_version)" "$PG_CLUSTER" "$@" </dev/null 9>&-; }
 pg_accepting() { pg_isready -q -h "$HOST" -p "$PG_PORT" -t 2; }
@@ -72,7 +70,6 @@ pg_chaos_up() { # trust on loopback: it serves this suite only
   psql -X -q -h "$HOST" -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \
     -c "CREATE ROLE idem LOGIN PASSWORD 'idem'" -c "CREATE DATABASE idem OWNER idem" >/dev/null
 }
-
 # ---------------------------------------------------------------- bench's relays and issuer, the instances
 # bench_start NAME PORT ARGS...: bench's jar detached, until it listens on PORT
 bench_start() {
@@ -132,10 +129,10 @@ instance_start() {
   tail -n 20 "$log_file" >&2 || true
   die "instance $name: not ready within 120 s"
 }
-
 # ---------------------------------------------------------------- faults
 sigkill() { kill -KILL "$1" && wait_for 10 bash -c "! kill -0 $1 2>/dev/null"; }
 instance_b() { instance_pid b || die "fault: instance b is not running"; }
+
 fault() {
   local name=$1 pid port node
   log "fault: $name"
@@ -184,7 +181,6 @@ fault() {
   esac
   [[ $CHAOS_ENGINES != ha ]] || log "fault: $name over; $(ha_roles)"
 }
-
 # ---------------------------------------------------------------- the suite
 down() {
   local n
