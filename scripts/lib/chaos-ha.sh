@@ -24,8 +24,10 @@ ha_up() {
 # ha_signal SIGNAL MEMBER: its Patroni and every PostgreSQL process of it at once (KILL: a machine lost)
 ha_signal() {
   local postmaster pids=()
-  pids+=($(pg_ha_patroni_pid "$2" || true))
-  if postmaster="$(pg_ha_member_pid "$2")"; then pids+=("$postmaster" $(pgrep -P "$postmaster" || true)); fi
+  mapfile -t pids < <(pg_ha_patroni_pid "$2" || true)
+  if postmaster="$(pg_ha_member_pid "$2")"; then
+    mapfile -t -O "${#pids[@]}" pids < <(echo "$postmaster" && pgrep -P "$postmaster" || true)
+  fi
   ((${#pids[@]})) || die "fault: member $2 is not running"
   pg_ha_kill "-$1" "${pids[@]}"
 }

@@ -314,6 +314,7 @@ pg_ha_up() {
   # shellcheck disable=SC2034 # pg_admin's (scripts/lib/postgres.sh)
   PG_ADMIN=()
   for db in "$DB_NAME" "$PG_HA_TEST_DB"; do PG_PORT=$PG_HA_PRIMARY_PORT DB_NAME=$db pg_ensure_app_db; done
+  # shellcheck disable=SC2034
   PG_ADMIN=()
   pg_ha_status
 }
