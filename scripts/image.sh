@@ -1,25 +1,13 @@
 #!/usr/bin/env bash
-# OCI images of idem, built on this machine without a registry or a Docker engine (buildah), and a
-# smoke check that runs one (podman) against the local servers.
-#
-#   scripts/image.sh [all]   build, then smoke-check the JVM image
-#   scripts/image.sh build   localhost/idem:jvm
-#   scripts/image.sh native  localhost/idem:native from the native executable in target/ (./idem
-#                            native), as src/main/docker/Dockerfile.native-micro has it, on a base
-#                            of glibc, zlib and CA certificates made here; then its smoke check
-#   scripts/image.sh smoke   run localhost/idem:jvm (IDEM_IMAGE: another one) on the host network
-#                            against PostgreSQL, Redis and Kafka on 127.0.0.1, port IDEM_SMOKE_PORT
-#                            (18080): /q/health/ready UP, an order paid by one signed callback,
-#                            its retry answered as a duplicate; then the container is removed
-#
-# The JVM image stands on a base made here, localhost/idem-base:<tag>: Debian's minbase from
-# debootstrap (the host's Debian release, from IDEM_DEBIAN_MIRROR, http://deb.debian.org/debian)
-# and a JRE jlinked from this machine's JDK. The base stays in the local image store, tagged by
-# what it is made of, and the debootstrapped file system in .idem/image/, so later runs build
-# offline in seconds. Missing Debian packages (buildah, podman, runc, debootstrap, curl, jq,
-# openssl, a JDK with jlink) are installed with apt-get.
+# ./idem image [all|build|native|smoke]: OCI images of idem built here with buildah, no registry or
+# Docker engine, and a smoke check with podman on the host network against the local servers, on
+# IDEM_SMOKE_PORT (18080): /q/health/ready UP, an order paid by one signed callback, its retry a
+# duplicate (`./idem help`). localhost/idem:jvm stands on localhost/idem-base:<tag>, made here once
+# (Debian's minbase from debootstrap, IDEM_DEBIAN_MIRROR, and a JRE jlinked from this JDK) and
+# tagged by what it is made of, its file system kept in .idem/image/: later builds run offline in
+# seconds. localhost/idem:native: target/*-runner on glibc, zlib and CA certificates, as
+# src/main/docker/Dockerfile.native-micro has it. Missing Debian packages are installed with apt-get.
 set -euo pipefail
-
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 STATE="$ROOT/.idem/image"

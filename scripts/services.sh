@@ -1,33 +1,13 @@
 #!/usr/bin/env bash
-# Local servers for idem: PostgreSQL (5432), Redis (6379) and a single-node
-# KRaft Kafka broker (9092, controller 9095), all on 127.0.0.1.
-#
-#   scripts/services.sh up      start what is not running, reuse what is
-#   scripts/services.sh down    stop only what this script started
-#   scripts/services.sh status  one line per server; exit 3 if one is down
-#   scripts/services.sh test-dbs  drop and create the test suites' databases (PostgreSQL up), empty their Redis databases
-#   scripts/services.sh redis-cluster  the tests' Redis Cluster (3 masters, 3 replicas, 7001-7006)
-#   scripts/services.sh kafka-cluster  the tests' three-broker Kafka (29092-29094, replication 3)
-#   scripts/services.sh tracing [down]  a Zipkin server on 9411, where ./idem run sends its traces
-#   scripts/services.sh postgres-ha [status|down [--purge]]  three PostgreSQL nodes under Patroni
-#                                  (etcd, synchronous_mode) behind HAProxy: primary 5440, replicas
-#                                  5439; `down` keeps the data, `down --purge` removes it
-#   scripts/services.sh monitoring [down]  Prometheus (9090) scraping $IDEM_MONITOR_TARGETS with the
-#                                  rules of deploy/prometheus/, Alertmanager (9093) notifying
-#                                  $IDEM_ALERT_WEBHOOK
-#   scripts/services.sh keycloak [down]  Keycloak (8180, health on 8181) with realm idem of
-#                                  deploy/keycloak/, signing with ~/.cache/idem/keycloak/realm-key.pem
-#
-# A server that already answers on its standard port is reused untouched
-# (PostgreSQL still gets the application's role and database). Everything
-# this script creates lives in .idem/ at the repository root, including the
-# marks that tell `down` what it started.
+# ./idem services: the local servers of idem on 127.0.0.1 (`./idem help` says what each command does).
+# A server that already answers on its port is reused untouched (PostgreSQL still gets the
+# application's role and databases). What this script makes lives in .idem/, with the marks that
+# tell `down` what it started; the tests' clusters, on fixed ports, in ~/.cache/idem/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STATE="$ROOT/.idem"
-# The tests' clusters (Redis Cluster, three Kafka brokers) sit on fixed ports, so they belong to the
-# machine, not to a checkout: every clone of the project finds, reuses and restarts the same ones.
+# the tests' clusters belong to the machine: every clone finds, reuses and restarts the same ones
 CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
 
 HOST=127.0.0.1
@@ -36,19 +16,13 @@ PG_PORT=5432
 DB_NAME=idem
 DB_USER=idem
 DB_PASSWORD=idem
-# the example services' databases (giftcards: the service `./idem new` makes), made like $DB_NAME:
-# owned by $DB_USER
+# the example services' databases (giftcards: the service `./idem new` makes), owned by $DB_USER
 EXAMPLE_DB_NAMES=(loyalty giftcards)
-# the test suites' own databases (the test profiles point at them), made afresh by `test-dbs`
-# before every `./idem test`: a test run never meets what `./idem run`, an earlier run or a
-# migration not yet committed left behind
-TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test)
-TEST_DB_NAMES+=(idem_extension_test idem_extension_start_test)
-# the extension runtime's store contract test (PgDedupStoreTest): PgDedupStore against the real server
-TEST_DB_NAMES+=(idem_store_test)
-# and the Redis databases of the same suites (the service's test profile, the example, a new
-# service, the extension's integration tests): emptied with them, so that no DONE mark outlives
-# the record it stood for (reconciliation would report it as a lost commit)
+# the test suites' own, made afresh by `test-dbs` before every `./idem test`, and their Redis
+# databases, emptied with them: no DONE mark outlives its record (reconciliation: a lost commit);
+# idem_store_test: the store contract test's PgDedupStore
+TEST_DB_NAMES=(idem_test idem_start_test loyalty_test giftcards_test idem_extension_test idem_extension_start_test
+  idem_store_test)
 TEST_REDIS_DBS=(3 4 5 6)
 
 REDIS_PORT=6379
@@ -59,12 +33,10 @@ KAFKA_PORT=9092
 # it is: a static quorum keeps voters' ids in its data, not their addresses
 KAFKA_CONTROLLER_PORT=9095
 KAFKA_PARTITIONS=4
-KAFKA_TOPICS=(coupon-grants payment-callbacks coupon-grants-dlq payment-callbacks-dlq points-awards points-awards-dlq
-  gift-card-issues gift-card-issues-dlq)
-# the example's and a new service's tests: topics of their own, apart from the services'
-KAFKA_TOPICS+=(points-awards-test points-awards-test-dlq gift-card-issues-test gift-card-issues-test-dlq)
-KAFKA_TOPICS+=(idem-it-voucher-grants idem-it-voucher-grants-dlq idem-it-ledger-postings idem-it-ledger-postings-dlq
-  idem-it-failing-postings idem-it-failing-postings-dlq)
+# the services', then the tests' (the example's, a new service's, the extension's integration tests')
+KAFKA_TOPICS=(coupon-grants payment-callbacks points-awards gift-card-issues points-awards-test gift-card-issues-test
+  idem-it-voucher-grants idem-it-ledger-postings idem-it-failing-postings)
+KAFKA_TOPICS+=("${KAFKA_TOPICS[@]/%/-dlq}")
 KAFKA_START_TIMEOUT=90
 KAFKA_DIR="$STATE/kafka"
 
@@ -75,8 +47,7 @@ MONITOR_TARGETS="${IDEM_MONITOR_TARGETS:-127.0.0.1:8080}"
 MONITOR_INTERVAL=5s
 ALERT_WEBHOOK="${IDEM_ALERT_WEBHOOK:-}"
 
-# File descriptor 9 holds the lock on $STATE/lock. Every long-lived process
-# started from here gets `9>&-` so that it does not keep the lock after we exit.
+# fd 9 holds the lock on $STATE/lock; every long-lived process started from here closes it (9>&-)
 
 LOG_NAME="idem services"
 # shellcheck source=scripts/lib/base.sh
@@ -101,21 +72,13 @@ source "$ROOT/scripts/lib/monitoring.sh"
 source "$ROOT/scripts/lib/keycloak.sh"
 
 # ---------------------------------------------------------------- PostgreSQL
-
-# 0 accepting, 1 rejecting (e.g. starting up), 2 no answer
+# 0 accepting, 1 rejecting (starting up), 2 no answer
 pg_state() {
   local rc=0
-  if command -v pg_isready >/dev/null 2>&1; then
-    pg_isready -q -h "$HOST" -p "$PG_PORT" -t 3 || rc=$?
-    case $rc in
-      0 | 1) return "$rc" ;;
-      *) return 2 ;;
-    esac
-  fi
-  port_open "$PG_PORT" || return 2
+  command -v pg_isready >/dev/null || { port_open "$PG_PORT" && return 0 || return 2; }
+  pg_isready -q -h "$HOST" -p "$PG_PORT" -t 3 || rc=$?
+  return $((rc <= 1 ? rc : 2))
 }
-
-pg_ready() { pg_state; }
 
 # "<version> <name>" of the Debian cluster configured for port 5432, if any.
 pg_cluster() {
@@ -127,7 +90,7 @@ pg_start_local() {
   if ! command -v pg_ctlcluster >/dev/null 2>&1 || ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
     apt_install postgresql
     # the package's own scripts may have started the cluster
-    if wait_for 5 pg_ready; then
+    if wait_for 5 pg_state; then
       log "postgres: started by the postgresql package"
       return 0
     fi
@@ -145,7 +108,7 @@ pg_start_local() {
   as_root pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start </dev/null 9>&-
   mkdir -p "$STATE/postgres"
   printf '%s %s\n' "$ver" "$name" >"$STATE/postgres/started-by-idem"
-  wait_for 60 pg_ready || die "postgres: cluster $ver/$name did not accept connections within 60 s"
+  wait_for 60 pg_state || die "postgres: cluster $ver/$name did not accept connections within 60 s"
 }
 
 # Does the application's login work over TCP, into its own database?
@@ -186,7 +149,7 @@ postgres_up() {
   pg_state || rc=$?
   if [[ $rc -eq 1 ]]; then
     log "postgres: server on $HOST:$PG_PORT is starting; waiting"
-    wait_for 60 pg_ready || die "postgres: server on $HOST:$PG_PORT does not accept connections"
+    wait_for 60 pg_state || die "postgres: server on $HOST:$PG_PORT does not accept connections"
   elif [[ $rc -ne 0 ]]; then
     port_open "$PG_PORT" && die "postgres: something listens on $HOST:$PG_PORT but does not answer as PostgreSQL"
     pg_start_local
@@ -223,7 +186,7 @@ postgres_down() {
     return 0
   fi
   read -r ver name <"$mark"
-  if pg_ready; then
+  if pg_state; then
     log "postgres: stopping cluster $ver/$name"
     as_root pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" stop </dev/null 9>&- ||
       log "postgres: pg_ctlcluster stop failed"
@@ -231,20 +194,17 @@ postgres_down() {
   rm -f "$mark"
 }
 
+# status_line NAME PORT HOW COMMAND...: "up" and HOW when COMMAND succeeds, else "down" and status 1
+status_line() {
+  if "${@:4}"; then printf '%-9s %-16s %-5s %s\n' "$1" "$HOST:$2" up "$3"; else printf '%-9s %-16s %s\n' "$1" "$HOST:$2" down && return 1; fi
+}
 postgres_status() {
-  local rc=0 how="not started by idem"
-  pg_state || rc=$?
-  [[ -f $STATE/postgres/started-by-idem ]] && how="started by idem"
-  if [[ $rc -eq 0 ]]; then
-    printf '%-9s %-16s %-5s %s; database %s, user %s\n' postgres "$HOST:$PG_PORT" up "$how" "$DB_NAME" "$DB_USER"
-  else
-    printf '%-9s %-16s %s\n' postgres "$HOST:$PG_PORT" down
-    return 1
-  fi
+  local how="not started by idem"
+  [[ ! -f $STATE/postgres/started-by-idem ]] || how="started by idem"
+  status_line postgres "$PG_PORT" "$how; database $DB_NAME, user $DB_USER" pg_state
 }
 
 # --------------------------------------------------------------------- Redis
-
 redis_up() {
   if redis_ping; then
     if redis_our_pid >/dev/null; then
@@ -268,32 +228,22 @@ redis_up() {
 
 redis_down() {
   local pid
-  if ! pid="$(redis_our_pid)"; then
-    if [[ -f $REDIS_DIR/started-by-idem ]]; then
-      rm -f "$REDIS_DIR/started-by-idem"
-    else
-      log "redis: not started by idem; left alone"
-    fi
-    return 0
+  if pid="$(redis_our_pid)"; then
+    log "redis: stopping redis-server (pid $pid)"
+    stop_pid "$pid" 20 "redis: redis-server"
+  elif [[ ! -f $REDIS_DIR/started-by-idem ]]; then
+    log "redis: not started by idem; left alone"
   fi
-  log "redis: stopping redis-server (pid $pid)"
-  stop_pid "$pid" 20 "redis: redis-server"
   rm -f "$REDIS_DIR/started-by-idem"
 }
 
 redis_status() {
   local how="not started by idem" pid
   if pid="$(redis_our_pid)"; then how="started by idem, pid $pid"; fi
-  if redis_ping; then
-    printf '%-9s %-16s %-5s %s\n' redis "$HOST:$REDIS_PORT" up "$how"
-  else
-    printf '%-9s %-16s %s\n' redis "$HOST:$REDIS_PORT" down
-    return 1
-  fi
+  status_line redis "$REDIS_PORT" "$how" redis_ping
 }
 
 # --------------------------------------------------------------------- Kafka
-
 kafka_up() {
   local pid
   if pid="$(kafka_our_pid)"; then
@@ -310,29 +260,22 @@ kafka_up() {
 
 kafka_down() {
   local pid
-  if ! pid="$(kafka_our_pid)"; then
-    rm -f "$KAFKA_PID"
+  if pid="$(kafka_our_pid)"; then
+    log "kafka: stopping broker (pid $pid)"
+    stop_pid "$pid" 60 "kafka: broker"
+  else
     log "kafka: no broker started by idem is running; nothing to stop"
-    return 0
   fi
-  log "kafka: stopping broker (pid $pid)"
-  stop_pid "$pid" 60 "kafka: broker"
   rm -f "$KAFKA_PID"
 }
 
 kafka_status() {
   local how="not started by idem" pid
   if pid="$(kafka_our_pid)"; then how="started by idem, pid $pid, log ${KAFKA_LOG#"$ROOT/"}"; fi
-  if port_open "$KAFKA_PORT"; then
-    printf '%-9s %-16s %-5s %s\n' kafka "$HOST:$KAFKA_PORT" up "$how"
-  else
-    printf '%-9s %-16s %s\n' kafka "$HOST:$KAFKA_PORT" down
-    return 1
-  fi
+  status_line kafka "$KAFKA_PORT" "$how" port_open "$KAFKA_PORT"
 }
 
 # ---------------------------------------------------------------------- main
-
 lock() {
   mkdir -p "$STATE"
   exec 9>"$STATE/lock"
@@ -367,20 +310,13 @@ main() {
       lock
       postgres_fresh_test_dbs
       ;;
-    redis-cluster)
-      lock
-      redis_cluster_up
-      ;;
-    kafka-cluster)
-      lock
-      (kafka_cluster_up)
-      ;;
-    tracing | monitoring | keycloak)
-      # zipkin_up/_down, monitoring_up/_down, keycloak_up/_down
+    redis-cluster | kafka-cluster | tracing | monitoring | keycloak)
+      # redis_cluster_up/_down, kafka_cluster_up/_down, zipkin_up/_down, monitoring_up/_down, keycloak_up/_down
       local server=${cmd/tracing/zipkin}
       [[ ${2:-up} == up || ${2:-} == down ]] || { echo "usage: ${0##*/} $cmd [down]" >&2; return 2; }
       lock
-      "${server}_${2:-up}"
+      # in a subshell: kafka_cluster_* point kafka.sh's variables at each node in turn
+      ("${server//-/_}_${2:-up}")
       ;;
     postgres-ha)
       case ${2:-up} in
@@ -407,7 +343,7 @@ main() {
       return "$rc"
       ;;
     *)
-      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster|kafka-cluster|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]|keycloak [down]" >&2
+      echo "usage: ${0##*/} up|down|status|test-dbs|redis-cluster [down]|kafka-cluster [down]|tracing [down]|postgres-ha [status|down [--purge]]|monitoring [down]|keycloak [down]" >&2
       return 2
       ;;
   esac

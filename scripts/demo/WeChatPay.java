@@ -30,25 +30,20 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The demo's WeChat Pay, JDK only, run from source. Two things it does as WeChat Pay API v3 does:
- *
- *   java WeChatPay.java notify <url> <serial> <private-key.pem> <apiv3.key> <orderId> <transactionId> <cents> <n>
- *
- * notifies one payment n times at once (the transaction encrypted AEAD_AES_256_GCM under the APIv3
- * key, each delivery signed afresh with SHA256withRSA over timestamp, nonce and body) and prints
- * one line per delivery: its HTTP status and body (200 with no body is "received").
- *
- *   java WeChatPay.java serve <port> <serial> <private-key.pem> <merchant-public.pem> <mchid> <merchant-serial> <orderId> <transactionId> <cents>
- *
- * serves the query by out_trade_no on 127.0.0.1:<port> until killed: a request must carry the
- * merchant's WECHATPAY2-SHA256-RSA2048 Authorization (else 401 SIGN_ERROR); the order is answered
- * paid, any other ORDER_NOT_EXIST; every answer signed with the platform key. Prints one line per
- * query: its status and the order asked about.
+ * The demo's WeChat Pay (API v3), JDK only, run from source.
+ * {@code notify <url> <serial> <private-key.pem> <apiv3.key> <orderId> <transactionId> <cents> <n>}: one
+ * payment notified n times at once (the transaction AEAD_AES_256_GCM under the APIv3 key, each delivery
+ * signed afresh, SHA256withRSA); one line per delivery: its status and body (200 with none: "received").
+ * {@code serve <port> <serial> <private-key.pem> <merchant-public.pem> <mchid> <merchant-serial> <orderId>
+ * <transactionId> <cents>}: the query by out_trade_no on loopback until killed; the merchant's
+ * WECHATPAY2-SHA256-RSA2048 Authorization required (else 401 SIGN_ERROR), the order answered paid, any
+ * other ORDER_NOT_EXIST, every answer signed with the platform key; one line per query.
  */
 public class WeChatPay {
 
@@ -79,10 +74,7 @@ public class WeChatPay {
         for (int i = 0; i < n; i++) {
             deliveries.add(http.sendAsync(signed(uri, serial, key, body), HttpResponse.BodyHandlers.ofString()));
         }
-        for (CompletableFuture<HttpResponse<String>> delivery : deliveries) {
-            HttpResponse<String> answer = delivery.join();
-            System.out.println(answer.statusCode() + " " + answer.body().replace('\n', ' '));
-        }
+        deliveries.forEach(d -> System.out.println(d.join().statusCode() + " " + d.join().body().replace('\n', ' ')));
     }
 
     /** The paid transaction, as a notification carries it and the query answers it. */
@@ -202,10 +194,6 @@ public class WeChatPay {
     }
 
     static String random(int length) {
-        StringBuilder s = new StringBuilder(length);
-        for (int i = 0; i < length; i++) {
-            s.append(CHARS.charAt(RANDOM.nextInt(CHARS.length())));
-        }
-        return s.toString();
+        return RANDOM.ints(length, 0, CHARS.length()).mapToObj(i -> String.valueOf(CHARS.charAt(i))).collect(Collectors.joining());
     }
 }

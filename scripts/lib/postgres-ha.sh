@@ -1,39 +1,21 @@
 # shellcheck shell=bash
-# A highly available PostgreSQL of the project's own on loopback, for the tests and fault drills
-# that run idem against a primary that fails over: three nodes managed by Patroni over a one-node
-# etcd, with synchronous_mode on (a failover promotes only the synchronous standby, so no
-# acknowledged commit is lost), and HAProxy in front:
-#   PG_HA_PRIMARY_PORT (5440)  always the current primary (Patroni's GET /primary answers 200 only
-#                              on the leader); connections to a primary that is demoted or dies
-#                              are cut as soon as its check fails
-#   PG_HA_REPLICA_PORT (5439)  the running replicas, round robin (GET /replica)
-#   PG_HA_STATS_PORT (8440)    HAProxy's statistics page, /stats
-# Nodes pg1, pg2, pg3: PostgreSQL on PG_HA_PORTS, Patroni's REST API on PG_HA_REST_PORTS; etcd's
-# client and peer ports PG_HA_ETCD_PORT and PG_HA_ETCD_PEER_PORT (etcd's and Patroni's defaults).
-# Patroni talks to etcd over its v2 API (etcd --enable-v2), not v3: Debian 12's Patroni (3.0.2)
-# renews the leader key over v3 with a plain write when its cached view says it leads, so a leader
-# frozen past its TTL took the key back from the standby promoted meanwhile when it woke (./idem
-# chaos ha, primary-freeze: the new leader demoted and rewound, 30 s of its commits lost). Over
-# v2 the renewal is a compare-and-set on the leader's name: the woken node fails it and demotes.
-#
-# Everything lives in $PG_HA_DIR: etcd's data, haproxy.cfg, patronictl.yml, and each process's log
-# and pid file (etcd, haproxy, pg<n>.log/.pid). Patroni and PostgreSQL run as the postgres OS user,
-# each node in $PG_HA_DIR/nodes/pg<n>/ (patroni.yml, data/), owned by postgres. When postgres cannot
-# reach $PG_HA_DIR (a home directory of mode 700), nodes/ is a link to /var/lib/postgresql/idem-ha
-# instead; the link, made once, records where the data is. A node that is down is started again
-# on its data; the cluster's state in etcd outlives a restart, so Patroni elects a leader at once.
-# Root, or sudo without a password, runs Patroni as postgres (setpriv) and signals its processes.
-# `down` keeps the data; `down --purge` removes it.
-#
-# For fault drivers (a member is named pg2, 2 or 5442):
-#   pg_ha_leader / pg_ha_sync_standby   "<member> <port>", status 1 when there is none
-#   pg_ha_wait_leader [SECONDS]         waits (60 s) for a leader and prints it
-#   pg_ha_member_pid / pg_ha_patroni_pid MEMBER   its postmaster's / Patroni's pid
-#   pg_ha_start MEMBER                  its Patroni again, on its data (it rejoins as a replica)
-#   pg_ha_switchover [MEMBER]           leadership to MEMBER, by default the synchronous standby
-#   pg_ha_role MEMBER                   leader, sync_standby, replica, down or Patroni's state
-# The caller defines log, die, HOST, CLUSTER_STATE and what pg_ensure_app_db needs
-# (scripts/services.sh).
+# A highly available PostgreSQL of the project's own on loopback (./idem services postgres-ha), for
+# the tests and drills that run idem against a primary that fails over: three nodes pg1-pg3
+# (PostgreSQL on PG_HA_PORTS, Patroni's REST API on PG_HA_REST_PORTS) under Patroni over a one-node
+# etcd, synchronous_mode on (only the synchronous standby is promoted: no acknowledged commit is
+# lost), behind HAProxy: PG_HA_PRIMARY_PORT (5440) always the primary (GET /primary answers 200 on
+# the leader alone; a demoted primary's connections are cut as its check fails), PG_HA_REPLICA_PORT
+# (5439) the replicas, statistics on PG_HA_STATS_PORT (8440)/stats.
+# Patroni talks to etcd's v2 API, not v3: Debian 12's Patroni (3.0.2) renews the leader key over v3
+# with a plain write when its cached view says it leads, so a leader frozen past its TTL took the
+# key back from the standby promoted meanwhile (chaos ha, primary-freeze: 30 s of commits lost).
+# Over v2 the renewal is a compare-and-set on the leader's name: the woken node fails it and demotes.
+# Everything lives in $PG_HA_DIR (etcd's data, haproxy.cfg, patronictl.yml, logs and pid files); the
+# nodes, owned by postgres, in $PG_HA_DIR/nodes/pg<n>/, or behind a link to
+# /var/lib/postgresql/idem-ha when postgres cannot reach $PG_HA_DIR. A node that is down is started
+# again on its data. Not root: sudo without a password runs Patroni as postgres and signals it.
+# A member is named pg2, 2 or 5442. The caller defines log, die, HOST, CLUSTER_STATE and what
+# pg_ensure_app_db needs (scripts/services.sh).
 
 PG_HA_SCOPE=idem-ha
 PG_HA_MEMBERS=(pg1 pg2 pg3)
@@ -47,158 +29,103 @@ PG_HA_STATS_PORT=8440
 PG_HA_DIR="$CLUSTER_STATE/postgres-ha"
 PG_HA_TEST_DB=idem_ha_test
 PG_HA_START_TIMEOUT=120
-# not root: sudo (without a password) starts Patroni as postgres and signals its processes
 PG_HA_SUDO=()
 [[ $EUID -eq 0 ]] || PG_HA_SUDO=(sudo -n)
-
-# ------------------------------------------------------------------- places and processes
-
-# Index (0, 1, 2) of a member given by name (pg2), number (2) or PostgreSQL port (5442).
-pg_ha_index() {
-  local i
-  for i in "${!PG_HA_MEMBERS[@]}"; do
-    if [[ $1 == "${PG_HA_MEMBERS[i]}" || $1 == "$((i + 1))" || $1 == "${PG_HA_PORTS[i]}" ]]; then
-      printf '%s\n' "$i"
-      return 0
-    fi
-  done
-  return 1
-}
-
-# Where the nodes' directories are (the link resolved: postgres cannot go through $PG_HA_DIR).
-pg_ha_nodes() {
-  if [[ -e $PG_HA_DIR/nodes ]]; then readlink -f "$PG_HA_DIR/nodes"; else printf '%s\n' "$PG_HA_DIR/nodes"; fi
-}
-
-pg_ha_node_dir() { printf '%s/%s\n' "$(pg_ha_nodes)" "$1"; }
-
-# pg_ha_as_postgres COMMAND...: COMMAND as the postgres OS user. setpriv and env exec it in place,
-# so that a pid file written before names COMMAND itself (pg_ha_start spells this out, for
-# spawn_detached).
+# COMMAND... as the postgres OS user; setpriv and env exec in place, so that a pid file written before
+# names COMMAND itself (pg_ha_start spells this out for spawn_detached)
 pg_ha_as_postgres() {
   "${PG_HA_SUDO[@]}" setpriv --reuid=postgres --regid=postgres --init-groups \
     env HOME="$(getent passwd postgres | cut -d: -f6)" USER=postgres LOGNAME=postgres "$@"
 }
 
-# kill for processes of postgres or root
+# ------------------------------------------------------------------- places and processes
+pg_ha_index() { # 0, 1 or 2
+  local i
+  for i in "${!PG_HA_MEMBERS[@]}"; do
+    [[ $1 == "${PG_HA_MEMBERS[i]}" || $1 == "$((i + 1))" || $1 == "${PG_HA_PORTS[i]}" ]] && echo "$i" && return 0
+  done
+  return 1
+}
+pg_ha_nodes() { if [[ -e $PG_HA_DIR/nodes ]]; then readlink -f "$PG_HA_DIR/nodes"; else echo "$PG_HA_DIR/nodes"; fi; }
+pg_ha_node_dir() { echo "$(pg_ha_nodes)/$1"; }
 pg_ha_kill() { kill "$@" 2>/dev/null || "${PG_HA_SUDO[@]}" kill "$@" 2>/dev/null; }
-
-# pid_matching PIDFILE TEXT: the pid in PIDFILE when that process runs with TEXT in its command line;
-# through sudo (not root), sudo's child.
+# pg_ha_pid_matching PIDFILE TEXT: its pid while that process has TEXT in its command line (sudo's child)
 pg_ha_pid_matching() {
   local pid child
-  [[ -f $1 ]] || return 1
-  read -r pid <"$1" || return 1
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$2" || return 1
+  pid="$(pid_from_file "$1" "$2")" || return 1
   if [[ "$(cat "/proc/$pid/comm")" == sudo ]] && child="$(pgrep -o -P "$pid")"; then pid=$child; fi
-  printf '%s\n' "$pid"
+  echo "$pid"
 }
-
 pg_ha_etcd_pid() { pg_ha_pid_matching "$PG_HA_DIR/etcd.pid" "--data-dir $PG_HA_DIR/etcd"; }
 pg_ha_haproxy_pid() { pg_ha_pid_matching "$PG_HA_DIR/haproxy.pid" "haproxy -f $PG_HA_DIR/haproxy.cfg"; }
-
-# pg_ha_patroni_pid MEMBER: the pid of that member's Patroni, if it runs.
 pg_ha_patroni_pid() {
-  local i
+  local i m
   i="$(pg_ha_index "$1")" || return 1
-  pg_ha_pid_matching "$PG_HA_DIR/${PG_HA_MEMBERS[i]}.pid" "patroni $(pg_ha_node_dir "${PG_HA_MEMBERS[i]}")/patroni.yml"
+  m=${PG_HA_MEMBERS[i]}
+  pg_ha_pid_matching "$PG_HA_DIR/$m.pid" "patroni $(pg_ha_node_dir "$m")/patroni.yml"
 }
-
-# pg_ha_member_pid MEMBER: the pid of that member's postmaster (first line of its postmaster.pid),
-# if it runs.
+# the member's postmaster: the first line of its postmaster.pid, while it runs
 pg_ha_member_pid() {
-  local i pid
+  local i m pid
   i="$(pg_ha_index "$1")" || return 1
-  pid="$("${PG_HA_SUDO[@]}" head -n 1 "$(pg_ha_node_dir "${PG_HA_MEMBERS[i]}")/data/postmaster.pid" 2>/dev/null)" || return 1
-  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/comm && "$(cat "/proc/$pid/comm")" == postgres* ]] || return 1
-  printf '%s\n' "$pid"
+  m=${PG_HA_MEMBERS[i]}
+  pid="$("${PG_HA_SUDO[@]}" head -n 1 "$(pg_ha_node_dir "$m")/data/postmaster.pid" 2>/dev/null)" || return 1
+  [[ $pid =~ ^[0-9]+$ && "$(cat "/proc/$pid/comm" 2>/dev/null)" == postgres* ]] && echo "$pid"
 }
-
-# pg_ha_stop PID SECONDS LABEL [SIGNAL]: SIGNAL (TERM), wait up to SECONDS for it to go, then SIGKILL.
+# pg_ha_stop PID SECONDS LABEL [SIGNAL]: SIGNAL (TERM), up to SECONDS for it to go, then SIGKILL
 pg_ha_stop() {
-  local pid=$1 seconds=$2 label=$3 i
-  pg_ha_kill "-${4:-TERM}" "$pid" || true
-  for ((i = 0; i < seconds * 2; i++)); do
-    [[ -e /proc/$pid ]] || return 0
-    sleep 0.5
-  done
-  if [[ -e /proc/$pid ]]; then
-    log "$label still running after $seconds s; killing it"
-    pg_ha_kill -KILL "$pid" || true
-  fi
+  local i
+  pg_ha_kill "-${4:-TERM}" "$1" || true
+  for ((i = 0; i < $2 * 2; i++)); do [[ -e /proc/$1 ]] || return 0; sleep 0.5; done
+  log "$3 still running after $2 s; killing it"
+  pg_ha_kill -KILL "$1" || true
 }
 
 # ------------------------------------------------------------------------- cluster state
-
-# HTTP status of GET PATH on a member's REST API (000: no answer).
+# HTTP status of GET PATH on a member's REST API (000: no answer)
 pg_ha_rest() {
   local i
   i="$(pg_ha_index "$1")" || return 1
   curl -s -o /dev/null -m 1 -w '%{http_code}' "http://$HOST:${PG_HA_REST_PORTS[i]}$2" 2>/dev/null || true
 }
-
-# leader, sync_standby, replica, or what else Patroni says of the member (starting, stopped,
-# crashed ...), or down when its REST API does not answer.
+pg_ha_is_leader() { [[ "$(pg_ha_rest "$1" /primary)" == 200 ]]; }
+# leader, sync_standby, replica, what else Patroni says (starting, stopped...), or down
 pg_ha_role() {
-  local i state
+  local i path state
   i="$(pg_ha_index "$1")" || return 1
-  if [[ "$(pg_ha_rest "$1" /primary)" == 200 ]]; then echo leader
-  elif [[ "$(pg_ha_rest "$1" /sync)" == 200 ]]; then echo sync_standby
-  elif [[ "$(pg_ha_rest "$1" /replica)" == 200 ]]; then echo replica
-  elif state="$(curl -s -m 1 "http://$HOST:${PG_HA_REST_PORTS[i]}/patroni" 2>/dev/null)" && [[ -n $state ]]; then
-    state="$(sed -n 's/.*"state": *"\([^"]*\)".*/\1/p' <<<"$state")"
-    echo "${state:-unknown}"
-  else
-    echo down
-  fi
+  for path in primary:leader sync:sync_standby replica:replica; do
+    [[ "$(pg_ha_rest "$1" "/${path%:*}")" != 200 ]] || { echo "${path#*:}"; return 0; }
+  done
+  state="$(curl -s -m 1 "http://$HOST:${PG_HA_REST_PORTS[i]}/patroni" 2>/dev/null)" || state=""
+  [[ -n $state ]] || { echo down; return 0; }
+  state="$(sed -n 's/.*"state": *"\([^"]*\)".*/\1/p' <<<"$state")"
+  echo "${state:-unknown}"
 }
-
-# pg_ha_answering PATH: "<member> <port>" of the first member whose REST API answers 200 to PATH.
+# pg_ha_answering PATH: "<member> <port>" of the first member answering 200 to PATH
 pg_ha_answering() {
   local i
   for i in "${!PG_HA_MEMBERS[@]}"; do
-    if [[ "$(pg_ha_rest "${PG_HA_MEMBERS[i]}" "$1")" == 200 ]]; then
-      printf '%s %s\n' "${PG_HA_MEMBERS[i]}" "${PG_HA_PORTS[i]}"
-      return 0
-    fi
+    [[ "$(pg_ha_rest "${PG_HA_MEMBERS[i]}" "$1")" != 200 ]] || { echo "${PG_HA_MEMBERS[i]} ${PG_HA_PORTS[i]}"; return 0; }
   done
   return 1
 }
-
-# pg_ha_leader: "<member> <port>" of the leader (GET /primary answers 200 on it alone).
 pg_ha_leader() { pg_ha_answering /primary; }
-
-# pg_ha_sync_standby: "<member> <port>" of the synchronous standby.
 pg_ha_sync_standby() { pg_ha_answering /sync; }
-
-# pg_ha_wait_leader [SECONDS]: waits (60 s) for a leader, then prints it as pg_ha_leader does.
-pg_ha_wait_leader() { wait_for "${1:-60}" pg_ha_leader; }
-
-# pg_ha_psql ARGS...: psql as postgres through HAProxy's primary port (quiet, unaligned, tuples only)
+# psql as postgres through HAProxy's primary port (quiet, unaligned, tuples only)
 pg_ha_psql() { PGCONNECT_TIMEOUT=2 psql -X -q -A -t -w -h "$HOST" -p "$PG_HA_PRIMARY_PORT" -U postgres "$@" </dev/null; }
-
-# The primary port leads to a server that accepts writes.
 pg_ha_writable() { [[ "$(pg_ha_psql -d postgres -c 'select not pg_is_in_recovery()' 2>/dev/null)" == t ]]; }
-
-# pg_ha_synchronous true|false: synchronous_mode set so, and waits (30 s) until the leader names
-# a synchronous standby, or none: until its commits wait for one, or not
+pg_ha_ctl() { patronictl -c "$PG_HA_DIR/patronictl.yml" "$@" </dev/null; }
+# pg_ha_synchronous true|false: synchronous_mode so, and (30 s) until the leader's commits wait for a standby, or not
 pg_ha_synchronous() {
   pg_ha_ctl edit-config --set "synchronous_mode=$1" --force >/dev/null || return 1
-  wait_for 30 pg_ha_commits_wait "$1" || {
-    log "postgres-ha: synchronous_standby_names does not follow synchronous_mode=$1"
-    return 1
-  }
+  wait_for 30 pg_ha_commits_wait "$1" || { log "postgres-ha: synchronous_standby_names does not follow synchronous_mode=$1"; return 1; }
 }
-
-# pg_ha_commits_wait true|false: whether the leader names a synchronous standby, as asked
 pg_ha_commits_wait() {
   local names
   names="$(pg_ha_psql -d postgres -c 'SHOW synchronous_standby_names')" || return 1
-  if [[ $1 == true ]]; then [[ -n $names ]]; else [[ -z $names ]]; fi
+  [[ ($1 == true && -n $names) || ($1 != true && -z $names) ]]
 }
-
-# Every member runs, one leads and one is its synchronous standby.
+# every member runs, one leads and one is its synchronous standby
 pg_ha_healthy() {
   local m leaders=0 syncs=0
   for m in "${PG_HA_MEMBERS[@]}"; do
@@ -211,76 +138,48 @@ pg_ha_healthy() {
   done
   ((leaders == 1 && syncs >= 1))
 }
-
-pg_ha_ctl() { patronictl -c "$PG_HA_DIR/patronictl.yml" "$@" </dev/null; }
-
-# pg_ha_switchover [CANDIDATE]: hands the leadership to CANDIDATE (the synchronous standby when
-# none is named, the only one synchronous_mode lets Patroni promote) and waits for it to lead.
+# pg_ha_switchover: the leadership to the synchronous standby (the only one synchronous_mode lets
+# Patroni promote), until it leads
 pg_ha_switchover() {
   local leader candidate rest
-  if ! read -r leader rest < <(pg_ha_leader); then
-    log "postgres-ha: no leader to switch over from"
-    return 1
-  fi
-  if [[ -n ${1:-} ]]; then
-    candidate="$(pg_ha_index "$1")" || return 1
-    candidate=${PG_HA_MEMBERS[candidate]}
-  elif ! read -r candidate rest < <(pg_ha_sync_standby); then
-    log "postgres-ha: no synchronous standby to switch over to"
-    return 1
-  fi
+  read -r leader rest < <(pg_ha_leader) || { log "postgres-ha: no leader to switch over from"; return 1; }
+  read -r candidate rest < <(pg_ha_sync_standby) || { log "postgres-ha: no synchronous standby to switch over to"; return 1; }
   pg_ha_ctl switchover --leader "$leader" --candidate "$candidate" --force >&2 || return 1
-  wait_for 30 pg_ha_is_leader "$candidate" || {
-    log "postgres-ha: $candidate does not lead 30 s after the switchover"
-    return 1
-  }
+  wait_for 30 pg_ha_is_leader "$candidate" || { log "postgres-ha: $candidate does not lead 30 s after the switchover"; return 1; }
 }
-
-pg_ha_is_leader() { [[ "$(pg_ha_rest "$1" /primary)" == 200 ]]; }
 
 # ------------------------------------------------------------------------------- starting
-
 pg_ha_packages() {
-  local pkg missing=()
-  command -v patroni >/dev/null 2>&1 || missing+=(patroni)
-  command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+  local missing=()
+  command -v patroni >/dev/null || missing+=(patroni)
+  command -v etcd >/dev/null || missing+=(etcd-server)
   /usr/bin/python3 -c 'import etcd' 2>/dev/null || missing+=(python3-etcd)
-  command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
-  command -v curl >/dev/null 2>&1 || missing+=(curl)
-  command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
+  command -v haproxy >/dev/null || missing+=(haproxy)
+  command -v curl >/dev/null || missing+=(curl)
+  command -v psql >/dev/null || missing+=(postgresql-client)
   pg_version >/dev/null || missing+=(postgresql)
   ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
-  for pkg in patroni etcd haproxy; do
-    command -v "$pkg" >/dev/null 2>&1 || die "postgres-ha: $pkg missing after installing ${missing[*]}"
-  done
+  command -v patroni >/dev/null && command -v etcd >/dev/null && command -v haproxy >/dev/null ||
+    die "postgres-ha: patroni, etcd or haproxy missing after installing ${missing[*]}"
 }
-
-pg_ha_etcd_ok() {
-  [[ "$(curl -s -m 1 "http://$HOST:$PG_HA_ETCD_PORT/health" 2>/dev/null)" == *'"health":"true"'* ]]
-}
-
+pg_ha_etcd_ok() { [[ "$(curl -s -m 1 "http://$HOST:$PG_HA_ETCD_PORT/health" 2>/dev/null)" == *'"health":"true"'* ]]; }
 pg_ha_etcd_up() {
-  local pid port url="http://$HOST:$PG_HA_ETCD_PORT" peer="http://$HOST:$PG_HA_ETCD_PEER_PORT"
-  if pid="$(pg_ha_etcd_pid)"; then
-    wait_for 20 pg_ha_etcd_ok || die "postgres-ha: etcd (pid $pid) not healthy; see $PG_HA_DIR/etcd.log"
-    return 0
+  local port url="http://$HOST:$PG_HA_ETCD_PORT" peer="http://$HOST:$PG_HA_ETCD_PEER_PORT"
+  if ! pg_ha_etcd_pid >/dev/null; then
+    for port in "$PG_HA_ETCD_PORT" "$PG_HA_ETCD_PEER_PORT"; do
+      port_open "$port" && die "postgres-ha: something else listens on $HOST:$port (etcd's)"
+    done
+    log "postgres-ha: starting etcd on $url"
+    spawn_detached "$PG_HA_DIR/etcd.pid" "$PG_HA_DIR/etcd.log" etcd --name "$PG_HA_SCOPE" \
+      --data-dir "$PG_HA_DIR/etcd" --listen-client-urls "$url" --advertise-client-urls "$url" \
+      --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" --initial-cluster "$PG_HA_SCOPE=$peer" \
+      --initial-cluster-token "$PG_HA_SCOPE" --initial-cluster-state new --enable-v2=true
   fi
-  for port in "$PG_HA_ETCD_PORT" "$PG_HA_ETCD_PEER_PORT"; do
-    port_open "$port" && die "postgres-ha: something else listens on $HOST:$port (etcd's)"
-  done
-  log "postgres-ha: starting etcd on $url"
-  spawn_detached "$PG_HA_DIR/etcd.pid" "$PG_HA_DIR/etcd.log" etcd --name "$PG_HA_SCOPE" \
-    --data-dir "$PG_HA_DIR/etcd" --listen-client-urls "$url" --advertise-client-urls "$url" \
-    --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-    --initial-cluster "$PG_HA_SCOPE=$peer" --initial-cluster-token "$PG_HA_SCOPE" --initial-cluster-state new \
-    --enable-v2=true
   wait_for 30 pg_ha_etcd_ok || die "postgres-ha: etcd not healthy within 30 s; see $PG_HA_DIR/etcd.log"
 }
-
-# The nodes' directory, made once: in $PG_HA_DIR when postgres can reach it, else a link to
-# /var/lib/postgresql/idem-ha.
+# the nodes' directory, made once: in $PG_HA_DIR when postgres can reach it, else a link to its home
 pg_ha_make_nodes() {
-  [[ -e $PG_HA_DIR/nodes ]] && return 0
+  [[ ! -e $PG_HA_DIR/nodes ]] || return 0
   if pg_ha_as_postgres test -x "$PG_HA_DIR" 2>/dev/null; then
     mkdir -p "$PG_HA_DIR/nodes"
   else
@@ -293,27 +192,20 @@ pg_ha_make_nodes() {
   as_root chown postgres:postgres "$(pg_ha_nodes)"
   as_root chmod 700 "$(pg_ha_nodes)"
 }
-
-# patroni.yml of member index I, rewritten at every start (Patroni reads bootstrap.dcs only when
-# it makes the cluster; afterwards the DCS settings live in etcd).
+# patroni.yml of member index I, at every start (bootstrap.dcs is read only when the cluster is made).
+# loop_wait + 2 * retry_timeout <= ttl: a leader cut off from etcd demotes itself before its key
+# expires; a 10 s key makes a failover take seconds, not Patroni's default half-minute. Loopback
+# only: every connection from 127.0.0.1 is trusted, so the passwords are never asked for.
 pg_ha_write_config() {
-  local i=$1 name="${PG_HA_MEMBERS[$1]}" dir ver
-  dir="$(pg_ha_node_dir "$name")"
-  ver="$(pg_version)"
+  local i=$1 dir
+  dir="$(pg_ha_node_dir "${PG_HA_MEMBERS[$1]}")"
   as_root install -d -o postgres -g postgres -m 700 "$dir"
-  # loop_wait + 2 * retry_timeout <= ttl: a leader cut off from etcd demotes itself before its
-  # key expires. A 10 s key makes a failover take seconds, not Patroni's default half-minute.
   pg_ha_as_postgres tee "$dir/patroni.yml" >/dev/null <<YAML
-# Written by scripts/services.sh (postgres-ha) at every start of this node.
 scope: $PG_HA_SCOPE
-name: $name
-log:
-  level: INFO
-restapi:
-  listen: $HOST:${PG_HA_REST_PORTS[i]}
-  connect_address: $HOST:${PG_HA_REST_PORTS[i]}
-etcd:
-  host: $HOST:$PG_HA_ETCD_PORT
+name: ${PG_HA_MEMBERS[i]}
+log: {level: INFO}
+restapi: {listen: '$HOST:${PG_HA_REST_PORTS[i]}', connect_address: '$HOST:${PG_HA_REST_PORTS[i]}'}
+etcd: {host: '$HOST:$PG_HA_ETCD_PORT'}
 bootstrap:
   dcs:
     ttl: 10
@@ -324,52 +216,29 @@ bootstrap:
     postgresql:
       use_pg_rewind: true
       use_slots: true
-      parameters:
-        wal_level: replica
-        hot_standby: 'on'
-        wal_log_hints: 'on'
-        max_connections: 200
-        max_wal_senders: 10
-        max_replication_slots: 10
-        wal_keep_size: 256MB
-  initdb:
-    - encoding: UTF8
-    - locale: C.UTF-8
-    - data-checksums
+      parameters: {wal_level: replica, hot_standby: 'on', wal_log_hints: 'on', max_connections: 200,
+        max_wal_senders: 10, max_replication_slots: 10, wal_keep_size: 256MB}
+  initdb: [{encoding: UTF8}, {locale: C.UTF-8}, data-checksums]
 postgresql:
-  listen: $HOST:${PG_HA_PORTS[i]}
-  connect_address: $HOST:${PG_HA_PORTS[i]}
+  listen: '$HOST:${PG_HA_PORTS[i]}'
+  connect_address: '$HOST:${PG_HA_PORTS[i]}'
   data_dir: $dir/data
-  bin_dir: /usr/lib/postgresql/$ver/bin
+  bin_dir: /usr/lib/postgresql/$(pg_version)/bin
   pgpass: $dir/pgpass
-  parameters:
-    unix_socket_directories: '$dir'
-  # A test cluster on loopback only: every connection from 127.0.0.1 is trusted, replication
-  # included (the passwords below are never asked for).
-  pg_hba:
-    - local all all trust
-    - host all all 127.0.0.1/32 trust
-    - host replication all 127.0.0.1/32 trust
+  parameters: {unix_socket_directories: '$dir'}
+  pg_hba: [local all all trust, host all all 127.0.0.1/32 trust, host replication all 127.0.0.1/32 trust]
   authentication:
-    superuser:
-      username: postgres
-      password: postgres
-    replication:
-      username: replicator
-      password: replicator
-    rewind:
-      username: postgres
-      password: postgres
+    superuser: {username: postgres, password: postgres}
+    replication: {username: replicator, password: replicator}
+    rewind: {username: postgres, password: postgres}
 YAML
 }
-
-# pg_ha_start MEMBER: starts that member's Patroni on its data unless it runs (a node killed
-# comes back as a replica, rewound with pg_rewind when it was the leader).
+# pg_ha_start MEMBER: its Patroni on its data unless it runs (a killed leader comes back a replica, rewound)
 pg_ha_start() {
   local i name
   i="$(pg_ha_index "$1")" || return 1
   name="${PG_HA_MEMBERS[i]}"
-  if pg_ha_patroni_pid "$name" >/dev/null; then return 0; fi
+  ! pg_ha_patroni_pid "$name" >/dev/null || return 0
   port_open "${PG_HA_REST_PORTS[i]}" && die "postgres-ha: something else listens on $HOST:${PG_HA_REST_PORTS[i]} ($name's REST API)"
   # a postmaster left running by a Patroni that was killed is taken over by the next one
   if port_open "${PG_HA_PORTS[i]}" && ! pg_ha_member_pid "$name" >/dev/null; then
@@ -382,94 +251,66 @@ pg_ha_start() {
     env HOME="$(getent passwd postgres | cut -d: -f6)" USER=postgres LOGNAME=postgres \
     patroni "$(pg_ha_node_dir "$name")/patroni.yml")
 }
-
-pg_ha_write_haproxy() {
-  local i primary="" replicas=""
-  for i in "${!PG_HA_MEMBERS[@]}"; do
-    primary+="  server ${PG_HA_MEMBERS[i]} $HOST:${PG_HA_PORTS[i]} check port ${PG_HA_REST_PORTS[i]}"$'\n'
+# HAProxy: each server checked every second (500 ms while changing), out after two failures, in
+# after two successes (a leader frozen and continued may answer once before it knows it lost the
+# key), its connections cut once out. The checks ask with OPTIONS: Patroni answers the status line
+# alone, all HAProxy reads before its reset (a GET's body would meet it and fill Patroni's log).
+pg_ha_haproxy_up() {
+  local i port servers=""
+  ! pg_ha_haproxy_pid >/dev/null || return 0
+  for port in "$PG_HA_PRIMARY_PORT" "$PG_HA_REPLICA_PORT" "$PG_HA_STATS_PORT"; do
+    port_open "$port" && die "postgres-ha: something else listens on $HOST:$port (HAProxy's)"
   done
-  replicas=$primary
+  for i in "${!PG_HA_MEMBERS[@]}"; do
+    servers+="  server ${PG_HA_MEMBERS[i]} $HOST:${PG_HA_PORTS[i]} check port ${PG_HA_REST_PORTS[i]}"$'\n'
+  done
   cat >"$PG_HA_DIR/haproxy.cfg" <<CFG
-# Written by scripts/services.sh (postgres-ha) at every start of HAProxy. No log: HAProxy, in the
-# foreground, writes the servers' changes of state to stderr, haproxy.log.
 global
   maxconn 1000
-
 defaults
   mode tcp
   timeout connect 2s
   timeout client 30m
   timeout server 30m
   timeout check 1s
-  # a server is checked every second (every 500 ms while its state is changing), out after two
-  # failures, in after two successes (a leader frozen and continued may answer once before its
-  # Patroni notices it lost the key); its connections are cut the moment it is out
   default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 on-marked-down shutdown-sessions
-
 listen stats
   mode http
   bind $HOST:$PG_HA_STATS_PORT
   stats enable
   stats uri /stats
   stats refresh 2s
-
-# The checks ask with OPTIONS: Patroni answers it as GET (200 on the leader alone for /primary)
-# but with the status line only, which is all HAProxy reads before it resets the connection
-# (a GET's body would meet that reset and fill Patroni's log with tracebacks).
-
-# the leader only
 listen primary
   bind $HOST:$PG_HA_PRIMARY_PORT
   option httpchk OPTIONS /primary
   http-check expect status 200
-$primary
-# the running replicas
+$servers
 listen replicas
   bind $HOST:$PG_HA_REPLICA_PORT
   balance roundrobin
   option httpchk OPTIONS /replica
   http-check expect status 200
-$replicas
+$servers
 CFG
-}
-
-pg_ha_haproxy_up() {
-  local pid port
-  if pid="$(pg_ha_haproxy_pid)"; then return 0; fi
-  for port in "$PG_HA_PRIMARY_PORT" "$PG_HA_REPLICA_PORT" "$PG_HA_STATS_PORT"; do
-    port_open "$port" && die "postgres-ha: something else listens on $HOST:$port (HAProxy's)"
-  done
-  pg_ha_write_haproxy
   haproxy -c -q -f "$PG_HA_DIR/haproxy.cfg" </dev/null || die "postgres-ha: $PG_HA_DIR/haproxy.cfg is not valid"
   log "postgres-ha: starting HAProxy (primary $HOST:$PG_HA_PRIMARY_PORT, replicas $HOST:$PG_HA_REPLICA_PORT)"
   spawn_detached "$PG_HA_DIR/haproxy.pid" "$PG_HA_DIR/haproxy.log" haproxy -f "$PG_HA_DIR/haproxy.cfg"
   wait_for 10 port_open "$PG_HA_PRIMARY_PORT" || die "postgres-ha: HAProxy did not start; see $PG_HA_DIR/haproxy.log"
 }
 
-pg_ha_write_ctl_config() {
-  cat >"$PG_HA_DIR/patronictl.yml" <<YAML
-# For patronictl: scripts/services.sh's postgres-ha cluster (patronictl -c this list).
-scope: $PG_HA_SCOPE
-etcd:
-  host: $HOST:$PG_HA_ETCD_PORT
-YAML
-}
-
 pg_ha_up() {
   local m db
   pg_ha_packages
   mkdir -p "$PG_HA_DIR"
-  pg_ha_write_ctl_config
+  printf 'scope: %s\netcd: {host: "%s:%s"}\n' "$PG_HA_SCOPE" "$HOST" "$PG_HA_ETCD_PORT" >"$PG_HA_DIR/patronictl.yml"
   pg_ha_etcd_up
   pg_ha_make_nodes
   for m in "${PG_HA_MEMBERS[@]}"; do pg_ha_start "$m"; done
-  pg_ha_wait_leader "$PG_HA_START_TIMEOUT" >/dev/null ||
-    die "postgres-ha: no leader within $PG_HA_START_TIMEOUT s; see $PG_HA_DIR/pg*.log"
+  wait_for "$PG_HA_START_TIMEOUT" pg_ha_leader >/dev/null || die "postgres-ha: no leader within $PG_HA_START_TIMEOUT s; see $PG_HA_DIR/pg*.log"
   pg_ha_haproxy_up
   wait_for 20 pg_ha_writable || die "postgres-ha: $HOST:$PG_HA_PRIMARY_PORT does not lead to a writable primary"
-  wait_for "$PG_HA_START_TIMEOUT" pg_ha_healthy ||
-    log "postgres-ha: not every member runs as a replica yet; see $PG_HA_DIR/pg*.log"
-  # pg_admin's way in is the primary port, as postgres over TCP
+  wait_for "$PG_HA_START_TIMEOUT" pg_ha_healthy || log "postgres-ha: not every member runs as a replica yet; see $PG_HA_DIR/pg*.log"
+  # pg_admin's way in: the primary port, as postgres over TCP
   # shellcheck disable=SC2034 # pg_admin's (scripts/lib/postgres.sh)
   PG_ADMIN=()
   for db in "$DB_NAME" "$PG_HA_TEST_DB"; do PG_PORT=$PG_HA_PRIMARY_PORT DB_NAME=$db pg_ensure_app_db; done
@@ -479,30 +320,23 @@ pg_ha_up() {
 }
 
 # ----------------------------------------------------------------------- status and down
-
-# One line per member, then HAProxy's; status 1 when the cluster is not healthy.
+# one line per member, HAProxy's and etcd's; status 1 when the cluster is not healthy
 pg_ha_status() {
-  local i m role pid how
+  local i m pid how
   for i in "${!PG_HA_MEMBERS[@]}"; do
-    m=${PG_HA_MEMBERS[i]}
-    role="$(pg_ha_role "$m")"
-    how=""
+    m=${PG_HA_MEMBERS[i]} how=""
     if pid="$(pg_ha_patroni_pid "$m")"; then how="patroni pid $pid"; fi
     if pid="$(pg_ha_member_pid "$m")"; then how+="${how:+, }postmaster pid $pid"; fi
-    printf '%-11s %-4s %-16s %-12s REST :%s%s\n' postgres-ha "$m" "$HOST:${PG_HA_PORTS[i]}" "$role" \
+    printf '%-11s %-4s %-16s %-12s REST :%s%s\n' postgres-ha "$m" "$HOST:${PG_HA_PORTS[i]}" "$(pg_ha_role "$m")" \
       "${PG_HA_REST_PORTS[i]}" "${how:+; $how}"
   done
-  how="down"
-  if pid="$(pg_ha_haproxy_pid)"; then how="pid $pid, stats http://$HOST:$PG_HA_STATS_PORT/stats"; fi
+  how=down && pid="$(pg_ha_haproxy_pid)" && how="pid $pid, stats http://$HOST:$PG_HA_STATS_PORT/stats"
   printf '%-11s %-4s primary %s, replicas %s; %s\n' postgres-ha haproxy "$HOST:$PG_HA_PRIMARY_PORT" "$HOST:$PG_HA_REPLICA_PORT" "$how"
-  how="down"
-  if pid="$(pg_ha_etcd_pid)"; then how="pid $pid"; fi
+  how=down && pid="$(pg_ha_etcd_pid)" && how="pid $pid"
   printf '%-11s %-4s %s; %s; state in %s\n' postgres-ha etcd "$HOST:$PG_HA_ETCD_PORT" "$how" "$PG_HA_DIR"
   pg_ha_etcd_pid >/dev/null && pg_ha_haproxy_pid >/dev/null && pg_ha_healthy
 }
-
-# Stops a member's Patroni, which stops its PostgreSQL, or else a postmaster left without its
-# Patroni (a fast shutdown).
+# a member's Patroni, which stops its PostgreSQL, or a postmaster left without its Patroni (fast shutdown)
 pg_ha_stop_member() {
   local pid
   if pid="$(pg_ha_patroni_pid "$1")"; then
@@ -514,23 +348,16 @@ pg_ha_stop_member() {
     pg_ha_stop "$pid" 30 "postgres-ha: PostgreSQL $1" INT
   fi
 }
-
-# pg_ha_down [--purge]: stops HAProxy, the members (the replicas together, then the leader, so
-# that stopping the leader does not hand over to them) and etcd, only the ones started from here;
-# the data stays unless --purge, which also removes the nodes' data and etcd's.
+# pg_ha_down [--purge]: HAProxy, the replicas together, then the leader (so that it hands over to
+# none of them), etcd; the data stays unless --purge
 pg_ha_down() {
   local pid m leader="" rest
   if pid="$(pg_ha_haproxy_pid)"; then pg_ha_stop "$pid" 10 "postgres-ha: HAProxy"; fi
   read -r leader rest < <(pg_ha_leader) || true
-  for m in "${PG_HA_MEMBERS[@]}"; do
-    [[ $m == "$leader" ]] || pg_ha_stop_member "$m" &
-  done
+  for m in "${PG_HA_MEMBERS[@]}"; do [[ $m == "$leader" ]] || pg_ha_stop_member "$m" & done
   wait
   [[ -z $leader ]] || pg_ha_stop_member "$leader"
-  if pid="$(pg_ha_etcd_pid)"; then
-    log "postgres-ha: stopping etcd (pid $pid)"
-    pg_ha_stop "$pid" 20 "postgres-ha: etcd"
-  fi
+  if pid="$(pg_ha_etcd_pid)"; then log "postgres-ha: stopping etcd (pid $pid)" && pg_ha_stop "$pid" 20 "postgres-ha: etcd"; fi
   if [[ ${1:-} == --purge && -d $PG_HA_DIR ]]; then
     log "postgres-ha: removing $PG_HA_DIR and the nodes' data"
     as_root rm -rf "$(pg_ha_nodes)"

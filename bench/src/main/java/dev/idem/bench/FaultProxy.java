@@ -1,70 +1,105 @@
 package dev.idem.bench;
 
-import dev.idem.testing.TcpProxy;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 
 /**
- * The fault suite's relay between the service's instances and one server: a {@link TcpProxy}
- * (the one the service's tests use) whose behaviour a fault changes by writing one word to its
- * mode file:
- * <ul>
- *   <li>{@code pass}: bytes go through;</li>
- *   <li>{@code delay <ms>}: every chunk either way waits that long first, so every answer comes
- *       that much later;</li>
- *   <li>{@code blackhole}: nothing goes through and nothing is refused or reset, until the mode
- *       changes back.</li>
- * </ul>
- * <pre>  proxy --listen PORT --to PORT --mode FILE</pre>
+ * The fault suite's TCP relay between the instances and one server, JDK only:
+ * {@code proxy --listen PORT --to PORT --mode FILE}. Every 50 ms it reads one word from FILE:
+ * {@code pass}, {@code delay <ms>} (every chunk either way waits that long) or {@code blackhole}
+ * (nothing goes through, nothing is refused or reset, until the mode changes back).
  */
 final class FaultProxy {
 
-    private static final long POLL_MS = 50;
+    private static volatile long delayMs;
+    private static volatile boolean held;
 
     private FaultProxy() {}
 
-    /** Relays until the process is stopped, reading the mode file every 50 ms. */
     static void run(Args args) throws IOException, InterruptedException {
         Path modeFile = Path.of(args.get("mode"));
         Files.writeString(modeFile, "pass\n");
-        TcpProxy proxy = new TcpProxy(args.integer("listen"), args.integer("to"));
-        System.out.println("proxy: 127.0.0.1:" + proxy.port() + " -> 127.0.0.1:" + args.integer("to"));
-        String mode = "pass";
-        while (true) {
-            String read = read(modeFile);
+        int target = args.integer("to");
+        ServerSocket server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), args.integer("listen")), 512);
+        start(() -> {
+            while (true) {
+                try {
+                    Socket client = server.accept();
+                    start(() -> relay(client, target));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        for (String mode = "pass"; ; Thread.sleep(50)) {
+            String read;
+            try {
+                read = Files.readString(modeFile).trim();
+            } catch (IOException unreadable) {
+                continue; // the last mode holds
+            }
             if (!read.isEmpty() && !read.equals(mode)) {
                 System.out.println("proxy: " + read);
                 mode = read;
-                apply(proxy, mode);
-            }
-            Thread.sleep(POLL_MS);
-        }
-    }
-
-    private static void apply(TcpProxy proxy, String mode) throws IOException {
-        if (mode.equals("blackhole")) {
-            proxy.blackhole();
-            return;
-        }
-        proxy.restore();
-        if (mode.startsWith("delay ")) {
-            try {
-                proxy.slow(Duration.ofMillis(Long.parseLong(mode.substring("delay ".length()).trim())));
-            } catch (NumberFormatException unreadable) {
-                // an unreadable delay passes bytes as they come
+                held = mode.equals("blackhole");
+                delayMs = mode.matches("delay \\d+") ? Long.parseLong(mode.substring(6)) : 0;
             }
         }
     }
 
-    /** The file's word, or nothing when it cannot be read: the last mode holds. */
-    private static String read(Path modeFile) {
+    private static void relay(Socket client, int target) {
         try {
-            return Files.readString(modeFile, StandardCharsets.US_ASCII).trim();
-        } catch (IOException unreadable) {
-            return "";
+            Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+            upstream.setTcpNoDelay(true);
+            client.setTcpNoDelay(true);
+            start(() -> pump(upstream, client));
+            pump(client, upstream);
+        } catch (IOException refused) {
+            close(client);
         }
+    }
+
+    /** One direction until either side closes, then both closed. */
+    private static void pump(Socket from, Socket to) {
+        byte[] chunk = new byte[16 * 1024];
+        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            for (int n; (n = in.read(chunk)) != -1; ) {
+                while (held) {
+                    Thread.sleep(20);
+                }
+                if (delayMs > 0) {
+                    Thread.sleep(delayMs);
+                }
+                out.write(chunk, 0, n);
+            }
+        } catch (IOException | InterruptedException closed) {
+            // one side went away
+        } finally {
+            close(from);
+            close(to);
+        }
+    }
+
+    private static void close(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+
+    private static void start(Runnable task) {
+        Thread thread = new Thread(task);
+        thread.setDaemon(true);
+        thread.start();
     }
 }
