@@ -70,7 +70,7 @@ bench_java() { "$JAVA" -Xms256m -Xmx1g -XX:+UseSerialGC -jar "$ROOT/bench/target
 start_service() {
   local name=$1 t0 i launch log_file="$OUT/service-$1.log" quarkus
   shift
-  read -ra launch <<<"$JAVA $BENCH_SERVICE_OPTS -jar $APP/quarkus-run.jar"
+  read -ra launch <<<"$JAVA ${BENCH_SERVICE_OPTS:-} -jar $APP/quarkus-run.jar"
   if [[ ${1:-} == --native ]]; then launch=("$NATIVE_EXE" "${NATIVE_OPTS[@]}") && shift; fi
   for ((i = 0; i < 100; i++)); do PORT=$((20000 + RANDOM % 20000)) && ! port_open $PORT && break; done
   log "service $name: starting on $HOST:$PORT${*:+ with $*}"
