@@ -33,7 +33,7 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 fi
 export BENCH_SECONDS="${BENCH_SECONDS:-10}" BENCH_WARMUP_SECONDS="${BENCH_WARMUP_SECONDS:-5}"
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}" BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
-export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-20000}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}" BENCH_PEER_WARMUP="${BENCH_PEER_WARMUP:-120}"
 BENCH_APP="${BENCH_APP:-}" BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
 ZIPKIN="${BENCH_ZIPKIN:-http://$HOST:9411}"
@@ -42,7 +42,7 @@ PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}" PEER_DB_PASSWORD="${BENCH_PEER_DB_PA
 RUN="$(date -u +%Y%m%d%H%M%S)" BENCH_DIR="$ROOT/target/bench" STARTED_AT=$SECONDS
 OUT="$BENCH_DIR/$RUN" && APP="$OUT/app"
 SERVICE_PID="" PEER_PID="" NATIVE_EXE="" PORT="" DATA_WRITTEN=0
-FAILED=() BUSY=() FRESH_DBS=()
+FAILED=() BUSY="" FRESH_DBS=()
 declare -A STARTUP=()
 
 psql_idem() { PGPASSWORD=$DB_PASSWORD psql -X -q -A -t -v ON_ERROR_STOP=1 -h $HOST -p $PG_PORT -U $DB_USER -d $DB_NAME "$@"; }
@@ -59,7 +59,7 @@ build_busy() {
 
 # phase <name> <command...>: a failed part is reported and the run goes on
 phase() {
-  ! tests_running || { log "warning: a test run (surefire) shares the machine during $1" && BUSY+=("$1"); }
+  ! tests_running || { log "warning: a test run (surefire) shares the machine during $1" && BUSY+="${BUSY:+, }$1"; }
   "${@:2}" || { log "phase '$1' failed" && FAILED+=("$1") && return 1; }
 }
 
@@ -321,7 +321,7 @@ write_meta() {
     --arg memory "$(free -g | awk '/^Mem:/ {print $2 " GB RAM"}')" --arg load "$LOAD_AT_START" \
     --arg app "${BENCH_APP:-target/bench-service/quarkus-app}, built $(date -u -r "$APP/quarkus-run.jar" +%FT%TZ)" \
     --arg cpu "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)" --arg java "$("$JAVA" -version 2>&1 | head -n 1)" \
-    --arg busy "${BUSY[*]:+a test run (surefire) was active during: ${BUSY[*]}}" --arg failed "${FAILED[*]:-}" \
+    --arg busy "${BUSY:+a test run (surefire) was active during: $BUSY}" --arg failed "${FAILED[*]:-}" \
     --argjson seconds "$BENCH_SECONDS" --argjson gain "$(awk "BEGIN {print $BENCH_STOP_GAIN * 100}")" \
     '{run: $run, date: $date, cores: $cores, memory: $memory, cpu: $cpu, java: $java, commit: $commit, app: $app,
       loadAverageAtStart: $load, busy: $busy, stepSeconds: $seconds, stopGainPercent: $gain, failedPhases: $failed}' \
