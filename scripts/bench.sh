@@ -277,7 +277,7 @@ fresh_db() {
 peers_part() {
   local spec name kinds url start secret port i peers=() union="" fresh=()
   for spec in ${BENCH_PEERS//,/ }; do
-    [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys)@)?(http://[^/]+)/?$ ]] ||
+    [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys)@)?(http://[^/:]+:[0-9]+)/?$ ]] ||
       { log "BENCH_PEERS: cannot read '$spec'" && return 1; }
     name=${BASH_REMATCH[1]} kinds=${BASH_REMATCH[3]:-callbacks+keys} url=${BASH_REMATCH[4]}
     start="BENCH_PEER_START_$name" secret="BENCH_PEER_SECRET_$name" port=${url##*:} fresh=()
