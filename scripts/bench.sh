@@ -284,6 +284,7 @@ peers_part() {
     peers+=("$name") union+="+$kinds"
     flush_redis
     if [[ -n ${!start:-} ]]; then
+      port_open "$port" && log "comparison service $name: port $port is taken, so it is not started" && continue
       fresh_db "$name" "$PEER_DB_OWNER" || continue
       log "comparison service $name: starting it on port $port"
       BENCH_PEER_PORT=$port BENCH_PEER_DB=$FRESH_DB BENCH_PEER_DB_USER=$PEER_DB_OWNER BENCH_PEER_DB_PASSWORD=$PEER_DB_PASSWORD \
