@@ -20,7 +20,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * -Pbench}): with {@code idem.bench.coupons-pipeline=false} the grant consumer inserts a poll's
  * coupons in one transaction, each guarded only by the unique source key, with no Redis and no
  * dedup record. Otherwise it grants as the service does. A singleton: a normal-scoped subclass
- * would need a no-argument constructor for its proxy.
+ * would need a no-argument constructor for its proxy. It stays in CouponService's package: it
+ * needs that class's package-private constructor and insert, which production code keeps closed.
  */
 @Singleton
 @Alternative

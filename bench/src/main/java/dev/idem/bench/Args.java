@@ -43,8 +43,4 @@ final class Args {
         String value = values.get(name);
         return value == null || value.isBlank() ? fallback : Long.parseLong(value);
     }
-
-    double decimal(String name) {
-        return Double.parseDouble(get(name));
-    }
 }

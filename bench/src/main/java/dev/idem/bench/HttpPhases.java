@@ -2,6 +2,7 @@ package dev.idem.bench;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,206 +11,200 @@ import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
- * The HTTP part, against one service with the outbox relay off (the callback's transaction still
- * writes the outbox row; only the publishing waits for the Kafka part):
- * warm-up, Idempotency-Key first executions, first-delivery callbacks, duplicate deliveries with the
- * bare one-Redis-GET endpoint in step (the two ratios' sides at the same concurrencies), and
- * Idempotency-Key replays, each as a ramp of concurrency that stops when the throughput grows by
- * less than {@code BENCH_STOP_GAIN}.
+ * The HTTP figures of one service, idem (outbox relay off) or a comparison service of the same
+ * contract. What it measures ({@code --kinds}, joined by +): {@code keys} (Idempotency-Key first
+ * executions, then replays), {@code callbacks} (first-delivery signed callbacks, then duplicate
+ * deliveries), {@code bare} (the one-Redis-GET endpoint, in step with the duplicates: the two
+ * sides of a ratio at the same concurrencies), {@code first} (first deliveries alone). A warm-up
+ * of every kind comes first, in rounds until the service's JIT is quiet. Then each figure as a
+ * ramp of concurrency that stops when the throughput grows by less than BENCH_STOP_GAIN, or, for
+ * the comparison ({@code --fixed true}), one step at each of BENCH_PEER_CONCURRENCY after at
+ * least BENCH_PEER_WARMUP seconds of warm-up, the same for every service.
+ * <pre>
+ *   http --url U --pid PID --run RUN --out F [--kinds keys+callbacks+bare] [--fixed false] [--name N]
+ *        [--idle-seconds 0] [--started bench|no] [--secret S] [--fresh-db JDBC-URL --db-user U --db-password P]
+ * </pre>
  */
 final class HttpPhases {
 
     private static final int TOP_UP_CONCURRENCY = 32;
-    /** Orders made before the first step when no keyed ramp measured how fast they come (per second of a step). */
-    private static final double FIRST_ESTIMATE = 2_000;
+    private static final int WARMUP_CONCURRENCY = 16;
 
     private final Settings settings;
     private final Load load;
     private final Proc proc;
     private final Metrics metrics;
     private final Ops ops;
+    private final List<String> kinds;
+    private final boolean fixed;
+    private final Runnable analyze;
 
-    /** Whether the service has the bench's yardsticks (the bare endpoint); a production build has not. */
-    private final boolean bare;
-    /** Only the first-delivery ramp ({@code --only first}): another database's price, not the service's profile. */
-    private final boolean firstOnly;
-
-    private HttpPhases(Settings settings, Load load, Proc proc, Metrics metrics, boolean bare, boolean firstOnly) {
+    private HttpPhases(Settings settings, Args args, Load load, Proc proc, Metrics metrics) {
         this.settings = settings;
-        this.bare = bare;
-        this.firstOnly = firstOnly;
         this.load = load;
         this.proc = proc;
         this.metrics = metrics;
-        this.ops = new Ops(settings.secret());
+        this.ops = new Ops(args.get("secret", settings.secret()));
+        this.kinds = List.of(args.get("kinds", "keys+callbacks+bare").split("\\+"));
+        this.fixed = Boolean.parseBoolean(args.get("fixed", "false"));
+        String freshDb = args.get("fresh-db", "");
+        this.analyze = freshDb.isEmpty() ? () -> Db.analyze(settings)
+                : () -> Db.analyze(freshDb, args.get("db-user"), args.get("db-password"), "ANALYZE");
     }
 
     static void run(Settings settings, Args args) throws Exception {
-        int port = args.integer("port");
-        Proc proc = new Proc(Long.parseLong(args.get("pid")), settings.clockTicks());
-        String run = args.get("run");
-        try (Load load = new Load(port, proc)) {
-            JsonObject result = new HttpPhases(settings, load, proc, new Metrics(port),
-                    Boolean.parseBoolean(args.get("bare", "true")), "first".equals(args.get("only", "all")))
-                    .all("bench-" + run);
-            Files.writeString(Path.of(args.get("out")), result.encodePrettily());
+        URI url = URI.create(args.get("url"));
+        long pid = args.number("pid", 0);
+        JsonObject result = new JsonObject().put("name", args.get("name", "idem")).put("url", url.toString())
+                .put("servicePid", pid).put("startedByBench", !"no".equals(args.get("started", "bench")))
+                .put("freshDatabase", args.get("fresh-db", null)).put("kinds", args.get("kinds", "keys+callbacks+bare"));
+        Proc proc = new Proc(pid, settings.clockTicks());
+        try (Load load = new Load(url.getHost(), url.getPort() > 0 ? url.getPort() : 80, proc, settings.loadLoops())) {
+            // the memory of the service at rest, --idle-seconds after it got ready
+            Thread.sleep(args.number("idle-seconds", 0) * 1000);
+            result.put("rssIdleKb", proc.rssKb());
+            new HttpPhases(settings, args, load, proc, new Metrics(url)).all(result,
+                    "bench-" + args.get("run") + ("idem".equals(args.get("name", "idem")) ? "" : "-" + args.get("name")));
+        } catch (Exception e) {
+            // what was measured before still goes to the report, beside what went wrong
+            result.put("error", String.valueOf(e.getMessage()));
+            throw e;
         } finally {
             proc.close();
+            Files.writeString(Path.of(args.get("out")), result.encodePrettily());
         }
     }
 
-    private JsonObject all(String user) throws Exception {
-        JsonObject result = new JsonObject();
+    private boolean has(String kind) {
+        return kinds.contains(kind);
+    }
+
+    private void all(JsonObject result, String user) throws Exception {
         double warm = settings.warmupSeconds();
-        double[] warmCallbacks = {0};
-        if (warm > 0) {
-            Progress.say("warm-up: " + warm + " s per kind of request, not counted, until the JIT is quiet");
-            Ops.Pool pool = new Ops.Pool(user + "-w");
-            result.put("warmupRounds", Warmup.untilJitQuiet("warm-up", round -> {
-                List<Load.Step> steps = new ArrayList<>();
-                steps.add(load.closed("warm-up orders", 16, warm, ops.createOrders(pool, -1)));
-                // the orders' keys are in the tables now: plan the callbacks for tables that hold rows
-                Db.analyze(settings, "the warm-up orders of round " + round);
-                steps.add(load.closed("warm-up callbacks", 16, Math.max(warm, 30), ops.firstDeliveries(pool, null)));
-                warmCallbacks[0] = steps.get(steps.size() - 1).rate();
-                steps.add(load.closed("warm-up duplicates", 16, warm / 2, ops.duplicates(pool)));
-                if (bare) {
-                    steps.add(load.closed("warm-up bare", 16, warm / 2, ops.bare()));
-                }
-                steps.add(load.closed("warm-up replays", 16, warm / 2, ops.replayOrders(pool, pool.orders.size())));
-                return steps.stream().mapToDouble(Load.Step::jit).max().orElse(0);
-            }));
-            Db.analyze(settings, "the warm-up");
-        }
-        checkAlive();
+        double least = fixed ? settings.peerWarmup() : 0;
+        Ops.Pool warmPool = new Ops.Pool(user + "-w");
+        double[] warmRate = {100};
+        Progress.say("warm-up: " + warm + " s per kind of request, not counted, until the JIT is quiet"
+                + (least > 0 ? " and " + least + " s have passed" : ""));
+        result.put("warmupRounds", Warmup.untilJitQuiet("warm-up", least, round -> {
+            List<Load.Step> steps = new ArrayList<>();
+            steps.add(load.closed("warm-up orders", WARMUP_CONCURRENCY, warm, ops.createOrders(warmPool, -1)));
+            // the orders' keys are in the tables now: plan the callbacks for tables that hold rows
+            analyze.run();
+            if (has("callbacks") || has("first")) {
+                steps.add(load.closed("warm-up callbacks", WARMUP_CONCURRENCY, Math.max(warm, 30),
+                        ops.firstDeliveries(warmPool, null)));
+                warmRate[0] = Math.max(warmRate[0], steps.get(steps.size() - 1).rate());
+            }
+            if (has("callbacks")) {
+                steps.add(load.closed("warm-up duplicates", WARMUP_CONCURRENCY, warm / 2, ops.duplicates(warmPool)));
+            }
+            if (has("bare")) {
+                steps.add(load.closed("warm-up bare", WARMUP_CONCURRENCY, warm / 2, ops.bare()));
+            }
+            if (has("keys")) {
+                steps.add(load.closed("warm-up replays", WARMUP_CONCURRENCY, warm / 2,
+                        ops.replayOrders(warmPool, warmPool.orders.size())));
+            }
+            if (steps.stream().allMatch(s -> s.ok == 0)) {
+                throw new IllegalStateException("the service answered no warm-up request: " + steps.get(0).failures);
+            }
+            return steps.stream().mapToDouble(Load.Step::jit).max().orElse(0);
+        }));
+        proc.checkAlive();
 
         Ops.Pool pool = new Ops.Pool(user);
-
-        Map<String, Double> m0 = metrics.snapshot();
-        // without a keyed ramp, the last warm-up's callbacks (c=16) size the orders of the first
-        // step, so that a ramp of one high step (a fixed concurrency) does not run out of them
-        double firstEstimate = Math.max(FIRST_ESTIMATE, warmCallbacks[0] * 1.5);
-        int keyed = 0;
-        if (!firstOnly) {
+        Map<String, Double> before = metrics.snapshot();
+        if (has("keys")) {
             Progress.say("Idempotency-Key first executions: POST /api/orders with new keys (these orders are paid next)");
-            JsonObject keyFirst = ramp("key first", c -> load.closed("key first", c, settings.seconds(),
-                    ops.createOrders(pool, -1)));
-            keyed = pool.orders.size();
-            keyFirst.put("metrics", Metrics.delta(m0, metrics.snapshot()));
-            result.put("keyFirst", keyFirst);
-            firstEstimate = keyFirst.getJsonObject("peak").getDouble("perSecond");
-            checkAlive();
+            result.put("keyFirst", ramp(List.of("key first"), List.of(c -> load.closed("key first", c, settings.seconds(),
+                    ops.createOrders(pool, -1)))).get(0));
+            proc.checkAlive();
         }
-        Map<String, Double> m1 = metrics.snapshot();
-
-        Progress.say("first-delivery callbacks: one signed SUCCESS per fresh WAIT_PAY order");
-        double[] estimate = {firstEstimate};
-        long[] rssMax = {0};
-        JsonArray topUps = new JsonArray();
-        JsonObject first = ramp("callbacks first", c -> {
-            long need = (long) Math.ceil(estimate[0] * settings.seconds() * 1.1) + c;
-            if (pool.unpaid() < need) {
-                int limit = (int) (pool.nextKey + (need - pool.unpaid()));
-                Load.Step topUp = load.closed("(new orders)", TOP_UP_CONCURRENCY, 300,
-                        ops.createOrders(pool, limit));
-                topUps.add(topUp.toJson());
+        int keyed = pool.orders.size();
+        if (has("callbacks") || has("first")) {
+            Progress.say("first-delivery callbacks: one signed SUCCESS per fresh WAIT_PAY order");
+            double[] fastest = {warmRate[0]};
+            long[] rssMax = {0};
+            JsonArray topUps = new JsonArray();
+            JsonObject first = ramp(List.of("callbacks first"), List.of(c -> {
+                // a step may pay what the fastest step so far did at up to 2.5 times its concurrency
+                long need = (long) Math.ceil(fastest[0] * settings.seconds() * 2.5) + c;
+                if (pool.unpaid() < need) {
+                    topUps.add(load.closed("(new orders)", TOP_UP_CONCURRENCY, 300,
+                            ops.createOrders(pool, (int) (pool.nextKey + need - pool.unpaid()))).toJson());
+                }
+                proc.takeRssMaxKb();
+                Load.Step step = load.closed("callbacks first", c, settings.seconds(), ops.firstDeliveries(pool, null));
+                rssMax[0] = Math.max(rssMax[0], proc.takeRssMaxKb());
+                fastest[0] = Math.max(fastest[0], step.rate());
+                return step;
+            })).get(0);
+            result.put("callbacksFirst", first.put("orderTopUps", topUps).put("paidOrders", pool.paid)
+                    .put("redisDegraded", Metrics.sum(Metrics.delta(before, metrics.snapshot()), "idem_redis_degraded_total")));
+            result.put("rssMaxKbDuringCallbacks", rssMax[0]);
+            proc.checkAlive();
+        }
+        if (has("callbacks")) {
+            Progress.say("duplicate deliveries (the callbacks of the " + pool.paid + " paid orders again)"
+                    + (has("bare") ? ", each step followed by the bare endpoint (GET /bench/redis-get)" : ""));
+            List<IntFunction<Load.Step>> steps = new ArrayList<>(List.of(
+                    c -> load.closed("duplicates", c, settings.seconds(), ops.duplicates(pool))));
+            if (has("bare")) {
+                steps.add(c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare()));
             }
-            proc.takeRssMaxKb();
-            Load.Step step = load.closed("callbacks first", c, settings.seconds(), ops.firstDeliveries(pool, null));
-            rssMax[0] = Math.max(rssMax[0], proc.takeRssMaxKb());
-            // the next step has twice the concurrency; past the first steps that rarely gains 50%
-            estimate[0] = Math.max(step.rate() * 1.5, 100);
-            return step;
-        });
-        Map<String, Double> m2 = metrics.snapshot();
-        first.put("metrics", Metrics.delta(m1, m2)).put("orderTopUps", topUps).put("paidOrders", pool.paid);
-        result.put("callbacksFirst", first);
-        result.put("rssMaxKbDuringCallbacks", rssMax[0]);
-        checkAlive();
-        if (firstOnly) {
-            result.put("paidUser", user);
-            return result;
+            Map<String, Double> m = metrics.snapshot();
+            List<JsonObject> ramps = ramp(List.of("duplicates", "bare redis-get"), steps);
+            JsonObject delta = Metrics.delta(m, metrics.snapshot());
+            String metric = "idem_pipeline_duplicates_total";
+            result.put("duplicates", ramps.get(0)
+                    .put("answeredByRedis", Metrics.sum(delta, metric, "scope=\"payment-callback\"", "layer=\"redis\""))
+                    .put("answeredByAnyLayer", Metrics.sum(delta, metric, "scope=\"payment-callback\"")));
+            if (has("bare")) {
+                result.put("bare", ramps.get(1));
+            }
+            proc.checkAlive();
         }
-
-        Progress.say("duplicate deliveries (the callbacks of the " + pool.paid + " paid orders again)"
-                + (bare ? ", each step followed by the bare endpoint (GET /bench/redis-get, one Redis GET)" : ""));
-        IntFunction<Load.Step> dups = c -> load.closed("duplicates", c, settings.seconds(), ops.duplicates(pool));
-        List<JsonObject> paired = bare
-                ? ramps(List.of("duplicates", "bare redis-get"), List.of(dups,
-                        c -> load.closed("bare redis-get", c, settings.seconds(), ops.bare())))
-                : List.of(ramp("duplicates", dups));
-        JsonObject duplicates = paired.get(0);
-        Map<String, Double> m3 = metrics.snapshot();
-        JsonObject dupMetrics = Metrics.delta(m2, m3);
-        duplicates.put("metrics", dupMetrics);
-        long byRedis = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"",
-                "layer=\"redis\"");
-        long byAll = Metrics.sum(dupMetrics, "idem_pipeline_duplicates_total", "scope=\"payment-callback\"");
-        duplicates.put("answeredByRedis", byRedis).put("answeredByAnyLayer", byAll);
-        result.put("duplicates", duplicates);
-        if (bare) {
-            result.put("bare", paired.get(1));
+        if (has("keys")) {
+            Progress.say("Idempotency-Key replays: the same keys and bodies again");
+            result.put("keyReplay", ramp(List.of("key replay"), List.of(c -> load.closed("key replay", c,
+                    settings.seconds(), ops.replayOrders(pool, keyed)))).get(0));
         }
-        checkAlive();
-
-        Progress.say("Idempotency-Key replays: the same keys and bodies again");
-        Map<String, Double> m4 = metrics.snapshot();
-        int replayed = keyed;
-        JsonObject replays = ramp("key replay", c -> load.closed("key replay", c, settings.seconds(),
-                ops.replayOrders(pool, replayed)));
-        replays.put("metrics", Metrics.delta(m4, metrics.snapshot()));
-        result.put("keyReplay", replays);
-
-        result.put("rssMaxKbOverall", proc.takeRssMaxKb());
-        result.put("paidUser", user);
-        return result;
-    }
-
-    /** Steps of rising concurrency until the throughput grows by less than the stop gain. */
-    private JsonObject ramp(String name, IntFunction<Load.Step> step) {
-        return ramps(List.of(name), List.of(step)).get(0);
+        result.put("rssMaxKbOverall", proc.takeRssMaxKb()).put("paidUser", user);
     }
 
     /**
-     * Ramps of several kinds of request in step: each concurrency runs every kind, one after the
-     * other, so that a ratio between them compares the same concurrencies at nearly the same moment
-     * of a shared machine. The ramps go on while any kind still gains the stop gain over its best.
+     * Ramps of one or more kinds of request in step: each concurrency runs every kind, one after
+     * the other, so that a ratio between them compares the same concurrencies at nearly the same
+     * moment of a shared machine. A ramp goes on while any kind still gains the stop gain over its
+     * best (after three steps at least, so one noisy step early on cannot end it); a fixed one
+     * runs every concurrency.
      */
-    private List<JsonObject> ramps(List<String> names, List<IntFunction<Load.Step>> kinds) {
-        List<List<Load.Step>> steps = new ArrayList<>();
+    private List<JsonObject> ramp(List<String> names, List<IntFunction<Load.Step>> kinds) {
+        List<JsonArray> steps = new ArrayList<>();
         Load.Step[] peaks = new Load.Step[kinds.size()];
-        kinds.forEach(kind -> steps.add(new ArrayList<>()));
-        for (int c : settings.concurrency()) {
+        int[] concurrency = fixed ? settings.peerConcurrency() : settings.concurrency();
+        for (int i = 0; i < concurrency.length; i++) {
             boolean growing = false;
             boolean failed = false;
             for (int k = 0; k < kinds.size(); k++) {
-                Load.Step s = kinds.get(k).apply(c);
-                steps.get(k).add(s);
-                Load.Step previous = peaks[k];
-                if (previous == null || s.rate() > previous.rate()) {
-                    peaks[k] = s;
+                Load.Step s = kinds.get(k).apply(concurrency[i]);
+                if (i == 0) {
+                    steps.add(new JsonArray());
                 }
+                steps.get(k).add(s.toJson());
+                growing |= peaks[k] == null || s.rate() >= peaks[k].rate() * (1 + settings.stopGain());
+                peaks[k] = peaks[k] == null || s.rate() > peaks[k].rate() ? s : peaks[k];
                 failed |= s.ok == 0;
-                growing |= previous == null || s.rate() >= previous.rate() * (1 + settings.stopGain());
             }
-            // at least three steps, so one noisy step early on cannot end the ramp
-            if (failed || !proc.alive() || (steps.get(0).size() >= 3 && !growing)) {
+            if (failed || !proc.alive() || (!fixed && i >= 2 && !growing)) {
                 break;
             }
         }
         List<JsonObject> ramps = new ArrayList<>();
         for (int k = 0; k < kinds.size(); k++) {
-            JsonArray all = new JsonArray();
-            steps.get(k).forEach(s -> all.add(s.toJson()));
-            ramps.add(new JsonObject().put("name", names.get(k)).put("steps", all)
-                    .put("peak", peaks[k] == null ? null : peaks[k].toJson()));
+            ramps.add(new JsonObject().put("name", names.get(k)).put("steps", steps.get(k)).put("peak", peaks[k].toJson()));
         }
         return ramps;
-    }
-
-    private void checkAlive() {
-        if (!proc.alive()) {
-            throw new IllegalStateException("the service process is gone");
-        }
     }
 }

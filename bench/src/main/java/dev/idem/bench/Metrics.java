@@ -8,43 +8,34 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** The service's own counters ({@code /q/metrics}), to tell which layer answered during a phase. */
 final class Metrics {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private final int port;
+    private final URI endpoint;
 
-    Metrics(int port) {
-        this.port = port;
+    Metrics(URI service) {
+        this.endpoint = service.resolve("/q/metrics");
     }
 
-    /** Every {@code idem_*_total} series and its value; empty when the endpoint does not answer. */
+    /** Every {@code idem_*_total} series and its value; empty when the endpoint does not answer (a comparison service). */
     Map<String, Double> snapshot() {
         Map<String, Double> series = new TreeMap<>();
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                            URI.create("http://127.0.0.1:" + port + "/q/metrics")).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            for (String line : response.body().split("\n")) {
-                if (!line.startsWith("idem_") || !line.contains("_total")) {
-                    continue;
-                }
+            String body = HTTP.send(HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            for (String line : body.split("\n")) {
                 // a traced increment's exemplar (" # {trace_id=…} 1.0 …") follows the value
-                int exemplar = line.indexOf(" # ");
-                if (exemplar >= 0) {
-                    line = line.substring(0, exemplar);
-                }
-                int space = line.lastIndexOf(' ');
-                try {
-                    series.put(line.substring(0, space), Double.parseDouble(line.substring(space + 1)));
-                } catch (RuntimeException ignored) {
-                    // not a sample line
+                String[] sample = line.split(" # ")[0].split(" (?=[^ ]+$)");
+                if (line.startsWith("idem_") && line.contains("_total") && sample.length == 2) {
+                    series.put(sample[0], Double.parseDouble(sample[1]));
                 }
             }
         } catch (Exception e) {
-            Progress.say("metrics unavailable: " + e);
+            // no figures of the service's own
         }
         return series;
     }
@@ -53,9 +44,8 @@ final class Metrics {
     static JsonObject delta(Map<String, Double> before, Map<String, Double> after) {
         JsonObject delta = new JsonObject();
         after.forEach((name, value) -> {
-            double grown = value - before.getOrDefault(name, 0.0);
-            if (grown > 0) {
-                delta.put(name, (long) grown);
+            if (value > before.getOrDefault(name, 0.0)) {
+                delta.put(name, (long) (value - before.getOrDefault(name, 0.0)));
             }
         });
         return delta;
@@ -63,19 +53,7 @@ final class Metrics {
 
     /** The sum of the series of one metric whose labels contain every given {@code label="value"}. */
     static long sum(JsonObject delta, String metric, String... labels) {
-        long total = 0;
-        for (String name : delta.fieldNames()) {
-            if (!name.startsWith(metric + "{")) {
-                continue;
-            }
-            boolean all = true;
-            for (String label : labels) {
-                all &= name.contains(label);
-            }
-            if (all) {
-                total += delta.getLong(name);
-            }
-        }
-        return total;
+        return delta.fieldNames().stream().filter(n -> n.startsWith(metric + "{") && Stream.of(labels).allMatch(n::contains))
+                .mapToLong(delta::getLong).sum();
     }
 }

@@ -7,16 +7,18 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The requests of the benchmark, as a gateway and an API client send them. Every op runs on the
- * load's single event loop, so the shared cursors need no locking.
+ * load's one context, so the shared cursors need no locking.
  */
 final class Ops {
 
@@ -39,11 +41,14 @@ final class Ops {
         }
     }
 
+    /** A callback's body with the timestamp and signature it goes out with. */
+    record Signed(byte[] body, long timestamp, String signature) {}
+
     /** Well inside the service's accepted window (300 s by default) for a step of any length. */
     private static final long RESIGN_AFTER_SECONDS = 60;
 
     private final Mac mac;
-    private final String paidAt;
+    private final String paidAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
 
     Ops(String secret) {
         try {
@@ -52,38 +57,36 @@ final class Ops {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        paidAt = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
 
     static long amountOf(int key) {
         return 100 + (key * 7919L) % 9900;
     }
 
-    static String orderBody(int key) {
-        return "{\"amountCents\":" + amountOf(key) + ",\"currency\":\"CNY\"}";
+    /** null when the answer has {@code status}, else what it had instead; then {@code check}'s verdict on it. */
+    private static Future<String> expect(Future<HttpResponse<Buffer>> sent, int status,
+                                         Function<HttpResponse<Buffer>, String> check) {
+        return sent.map(r -> r.statusCode() != status ? "status " + r.statusCode() + " " + code(r) : check.apply(r));
     }
 
-    /** POST /api/orders with a new Idempotency-Key; the order joins the pool. */
+    /** POST /api/orders with a new Idempotency-Key, up to {@code limit} keys (-1: no limit); the order joins the pool. */
     Load.Op createOrders(Pool pool, int limit) {
         return client -> {
             if (limit >= 0 && pool.nextKey >= limit) {
                 return null;
             }
             int key = pool.nextKey++;
-            return submit(client, pool.user, key).map(response -> {
-                if (response.statusCode() != 201) {
-                    return "status " + response.statusCode() + " " + code(response);
-                }
-                if (response.getHeader("Idempotent-Replayed") != null) {
+            return expect(submit(client, pool.user, key), 201, r -> {
+                if (r.getHeader("Idempotent-Replayed") != null) {
                     return "a new key was answered as a replay";
                 }
-                pool.orders.add(new Order(key, orderId(response), amountOf(key)));
+                pool.orders.add(new Order(key, orderId(r), amountOf(key)));
                 return null;
             });
         };
     }
 
-    /** The same key and body again: the stored answer, marked as a replay. */
+    /** The same key and body again, round robin over the first {@code upTo} orders: the stored answer, marked as a replay. */
     Load.Op replayOrders(Pool pool, int upTo) {
         int[] cursor = {0};
         return client -> {
@@ -91,34 +94,22 @@ final class Ops {
                 return null;
             }
             Order order = pool.orders.get(cursor[0]++ % upTo);
-            return submit(client, pool.user, order.key()).map(response -> {
-                if (response.statusCode() != 201) {
-                    return "status " + response.statusCode() + " " + code(response);
-                }
-                if (!"true".equals(response.getHeader("Idempotent-Replayed"))) {
-                    return "replay without Idempotent-Replayed";
-                }
-                return orderId(response).equals(order.id()) ? null : "replay answered another order";
-            });
+            return expect(submit(client, pool.user, order.key()), 201,
+                    r -> !"true".equals(r.getHeader("Idempotent-Replayed")) ? "replay without Idempotent-Replayed"
+                            : orderId(r).equals(order.id()) ? null : "replay answered another order");
         };
     }
 
-    /**
-     * The order id of an answer, whether the service sends it as a string (idem's UUIDs) or as a
-     * number (a comparison service's serial id): compared whole, since a short number also stands
-     * inside other members.
-     */
+    /** The order id of an answer, whether a string (idem's UUIDs) or a number (a comparison service's serial id). */
     static String orderId(HttpResponse<Buffer> response) {
         JsonObject order = response.bodyAsJsonObject();
         return order == null ? "" : String.valueOf(order.getValue("orderId"));
     }
 
     static Future<HttpResponse<Buffer>> submit(WebClient client, String user, int key) {
-        return client.post("/api/orders")
-                .putHeader("Content-Type", "application/json")
-                .putHeader("X-User-Id", user)
+        return client.post("/api/orders").putHeader("Content-Type", "application/json").putHeader("X-User-Id", user)
                 .putHeader("Idempotency-Key", "k" + key)
-                .sendBuffer(Buffer.buffer(orderBody(key)));
+                .sendBuffer(Buffer.buffer("{\"amountCents\":" + amountOf(key) + ",\"currency\":\"CNY\"}"));
     }
 
     /** The first SUCCESS callback of each unpaid order, in order; {@code sent} sees each order as it goes. */
@@ -131,27 +122,19 @@ final class Ops {
             if (sent != null) {
                 sent.accept(order);
             }
-            return callback(client, pool.user, order).map(response -> {
-                if (response.statusCode() != 200) {
-                    return "status " + response.statusCode() + " " + code(response);
-                }
-                String body = response.bodyAsString();
-                if (body.contains("duplicate")) {
-                    return "first delivery answered as a duplicate";
-                }
-                if (body.contains("anomaly")) {
-                    return "first delivery answered as an anomaly: " + body;
-                }
-                return body.contains("\"SUCCESS\"") ? null : "unexpected answer " + body;
+            return expect(callback(client, pool.user, order), 200, r -> {
+                String body = r.bodyAsString();
+                return body.contains("duplicate") ? "first delivery answered as a duplicate"
+                        : body.contains("anomaly") ? "first delivery answered as an anomaly: " + body
+                        : body.contains("\"SUCCESS\"") ? null : "unexpected answer " + body;
             });
         };
     }
 
     /**
      * The paid orders' callbacks again, round robin. The service checks each signature as fully as
-     * a fresh one, but each order's callback is signed again only once its signature is a minute
-     * old, not on every delivery: the generator shares the two cores with the service, and the
-     * bare endpoint it is compared with costs the generator no signing.
+     * a fresh one, but each is signed again only once a minute old, not on every delivery: the
+     * generator shares the cores with the service, and the bare endpoint costs it no signing.
      */
     Load.Op duplicates(Pool pool) {
         int paid = pool.paid;
@@ -166,20 +149,14 @@ final class Ops {
             if (signed[i] == null || now - signed[i].timestamp() > RESIGN_AFTER_SECONDS) {
                 signed[i] = signed(pool.user, pool.orders.get(i), now);
             }
-            return send(client, signed[i]).map(response -> {
-                if (response.statusCode() != 200) {
-                    return "status " + response.statusCode() + " " + code(response);
-                }
-                return response.bodyAsString().contains("\"duplicate\":true") ? null : "duplicate not recognised";
-            });
+            return expect(send(client, signed[i]), 200,
+                    r -> r.bodyAsString().contains("\"duplicate\":true") ? null : "duplicate not recognised");
         };
     }
 
     /** GET /bench/redis-get: one Redis GET behind the same HTTP stack. */
     Load.Op bare() {
-        return client -> client.get("/bench/redis-get").send()
-                .map(response -> response.statusCode() == 200 ? null
-                        : "status " + response.statusCode() + " " + code(response));
+        return client -> expect(client.get("/bench/redis-get").send(), 200, r -> null);
     }
 
     static String tradeNo(String user, Order order) {
@@ -191,12 +168,12 @@ final class Ops {
                 + order.amountCents() + ",\"status\":\"SUCCESS\",\"paidAt\":\"" + paidAt + "\"}";
     }
 
-    /** A callback's body with the timestamp and signature it goes out with. */
-    record Signed(byte[] body, long timestamp, String signature) {}
-
+    /** Signed with HMAC-SHA256(secret, timestamp + "." + raw body), lowercase hex. */
     Signed signed(String user, Order order, long timestamp) {
         byte[] body = callbackBody(user, order).getBytes(StandardCharsets.UTF_8);
-        return new Signed(body, timestamp, sign(timestamp, body));
+        mac.update((timestamp + ".").getBytes(StandardCharsets.US_ASCII));
+        mac.update(body);
+        return new Signed(body, timestamp, HexFormat.of().formatHex(mac.doFinal()));
     }
 
     Future<HttpResponse<Buffer>> callback(WebClient client, String user, Order order) {
@@ -204,18 +181,9 @@ final class Ops {
     }
 
     static Future<HttpResponse<Buffer>> send(WebClient client, Signed callback) {
-        return client.post("/api/payments/callback")
-                .putHeader("Content-Type", "application/json")
+        return client.post("/api/payments/callback").putHeader("Content-Type", "application/json")
                 .putHeader("X-Pay-Timestamp", Long.toString(callback.timestamp()))
-                .putHeader("X-Pay-Signature", callback.signature())
-                .sendBuffer(Buffer.buffer(callback.body()));
-    }
-
-    /** Lowercase hex of HMAC-SHA256(secret, timestamp + "." + raw body). */
-    String sign(long timestamp, byte[] body) {
-        mac.update((timestamp + ".").getBytes(StandardCharsets.US_ASCII));
-        mac.update(body);
-        return HexFormat.of().formatHex(mac.doFinal());
+                .putHeader("X-Pay-Signature", callback.signature()).sendBuffer(Buffer.buffer(callback.body()));
     }
 
     static String code(HttpResponse<Buffer> response) {

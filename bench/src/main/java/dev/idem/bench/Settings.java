@@ -13,19 +13,11 @@ record Settings(
         String jdbcUser,
         String jdbcPassword,
         String kafka,
-        String grantsTopic,
-        String grantsGroup,
-        long grants,
         int kafkaWarmup,
-        double drainTimeout,
-        double grantTimeout,
-        double couponWait,
         int clockTicks,
         int[] peerConcurrency,
-        double peerWarmupCallbacks,
-        double peerWarmupKeys,
-        int loadLoops,
-        int loadMaxLoops) {
+        double peerWarmup,
+        int loadLoops) {
 
     static Settings fromEnv() {
         return new Settings(
@@ -38,19 +30,11 @@ record Settings(
                 env("BENCH_DB_USER", "idem"),
                 env("BENCH_DB_PASSWORD", "idem"),
                 env("BENCH_KAFKA", "127.0.0.1:9092"),
-                "coupon-grants",
-                "idem-coupon-grants",
-                (long) dbl("BENCH_GRANTS", 0),
                 (int) dbl("BENCH_KAFKA_WARMUP", 20000),
-                dbl("BENCH_DRAIN_TIMEOUT", 180),
-                dbl("BENCH_GRANT_TIMEOUT", 240),
-                dbl("BENCH_COUPON_WAIT", 120),
                 (int) dbl("BENCH_CLK_TCK", 100),
                 ints("BENCH_PEER_CONCURRENCY", "8 32 128"),
-                dbl("BENCH_PEER_WARMUP_CALLBACKS", 120),
-                dbl("BENCH_PEER_WARMUP_KEYS", 30),
-                (int) dbl("BENCH_LOAD_LOOPS", 1),
-                (int) dbl("BENCH_LOAD_MAX_LOOPS", 4));
+                dbl("BENCH_PEER_WARMUP", 120),
+                (int) dbl("BENCH_LOAD_LOOPS", 1));
     }
 
     private static int[] ints(String name, String fallback) {

@@ -3,16 +3,9 @@ package dev.idem.bench;
 /** Warm-up rounds, repeated until the service's JIT compilers are quiet. */
 final class Warmup {
 
-    /**
-     * A warm-up ends when the service's JIT compilers took less than this (cores) over its last
-     * round: the measured steps then time compiled code, not the compiler.
-     */
+    /** A round's JIT below this (cores): the measured steps then time compiled code, not the compiler. */
     static final double QUIET_JIT_CORES = 0.05;
-
-    /**
-     * Warm-up rounds at most, whatever the JIT still does after them. The HTTP paths went quiet
-     * after one to five rounds; the Kafka path had not after twelve (0.15–0.4 core left).
-     */
+    /** Rounds at most, whatever the JIT still does: the Kafka path had not gone quiet after twelve. */
     static final int MAX_ROUNDS = 12;
 
     private Warmup() {}
@@ -22,14 +15,17 @@ final class Warmup {
         double run(int number) throws Exception;
     }
 
-    /** Runs {@code round} until the JIT is quiet or {@link #MAX_ROUNDS} ran; answers how many rounds ran. */
-    static int untilJitQuiet(String what, Round round) throws Exception {
+    /** Runs rounds until the JIT is quiet (or {@link #MAX_ROUNDS} ran) and {@code leastSeconds} have passed; answers how many ran. */
+    static int untilJitQuiet(String what, double leastSeconds, Round round) throws Exception {
+        long start = System.nanoTime();
         for (int n = 1; ; n++) {
             double jit = round.run(n);
-            if (jit < QUIET_JIT_CORES || n == MAX_ROUNDS) {
+            boolean quiet = jit < QUIET_JIT_CORES || n >= MAX_ROUNDS;
+            if (quiet && (System.nanoTime() - start) / 1e9 >= leastSeconds) {
                 return n;
             }
-            Progress.say(String.format("%s: the JIT still took %.2f cores in warm-up round %d; once more", what, jit, n));
+            Progress.say(String.format("%s: round %d, JIT %.2f cores%s; once more", what, n, jit,
+                    quiet ? ", the least warm-up time not over" : ""));
         }
     }
 }

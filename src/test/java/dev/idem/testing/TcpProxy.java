@@ -16,9 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * service alone (connections reset, new ones refused), slow (every chunk delayed) or silent (a
  * blackhole: nothing passes, nothing is reset, until it is restored).
  * <p>
- * One class for both users of it: the service's tests drive it through these methods (this
- * directory is one of their test source roots), the fault suite runs it as a process of its own
- * ({@code idem-bench proxy}, which compiles this directory too). It needs nothing but the JDK.
+ * It needs nothing but the JDK: the fault suite's load generator (bench/) compiles this one file
+ * too and runs it as a process of its own ({@code idem-bench proxy}).
  */
 public final class TcpProxy implements AutoCloseable {
 
