@@ -12,10 +12,8 @@ import dev.idem.testing.Db;
 import dev.idem.testing.Gateway;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,16 +25,9 @@ class BadInputTest {
     static final String ORDER = "{\"amountCents\":1999,\"currency\":\"CNY\"}";
 
     @Inject
-    Pool pool;
-
     Db db;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "bad-" + UUID.randomUUID();
-    }
+    final String user = "bad-" + UUID.randomUUID();
 
     long ordersOfUser() {
         return db.count("SELECT count(*) FROM orders WHERE user_id = $1", user);

@@ -10,7 +10,6 @@ import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import dev.idem.testing.Db;
 import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Kafka delivers at least once; a grant must still be granted once, and poison must not block. */
@@ -32,23 +30,11 @@ class CouponGrantKafkaTest {
     static final String TOPIC = "coupon-grants";
 
     @Inject
-    Pool pool;
-
     Db db;
-    KafkaTestClient kafka;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        kafka = new KafkaTestClient();
-        user = "grants-" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    @AutoClose
+    final KafkaTestClient kafka = new KafkaTestClient();
+    final String user = "grants-" + UUID.randomUUID();
 
     @Test
     void theSameGrantProducedSixTimesAcrossPartitionsAndConcurrentlyGrantsOnce() throws Exception {

@@ -17,7 +17,6 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.net.URL;
 import java.nio.file.Path;
@@ -25,8 +24,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,30 +57,24 @@ class ConsoleBrowserTest {
     static final LocatorAssertions.ContainsTextOptions PATIENT = new LocatorAssertions.ContainsTextOptions().setTimeout(60_000);
     static final Path SCREENSHOT = Path.of(System.getProperty("basedir", "."), "target", "console", "storm.png");
 
+    @AutoClose
     static Browser browser;
 
     @TestHTTPResource("/admin/console")
     URL console;
 
     @Inject
-    Pool pool;
+    Db db;
 
     Page page;
-    Db db;
 
     @BeforeAll
     static void startBrowser() {
         browser = Browser.start();
     }
 
-    @AfterAll
-    static void closeBrowser() {
-        browser.close();
-    }
-
     @BeforeEach
     void openTab() {
-        db = new Db(pool);
         page = browser.newPage();
         page.navigate(console.toString());
     }

@@ -17,7 +17,7 @@ import java.net.URL;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +34,7 @@ class ConsoleSignInBrowserTest {
     /** Keycloak's sign-in page of the realm (Playwright hands the pattern to JavaScript: no \\Q…\\E). */
     static final Pattern SIGN_IN_PAGE = Pattern.compile("^http://127\\.0\\.0\\.1:8180/realms/idem/protocol/openid-connect/auth\\?.*");
 
+    @AutoClose
     static Browser browser;
 
     @TestHTTPResource("/admin/console")
@@ -45,11 +46,6 @@ class ConsoleSignInBrowserTest {
     @BeforeAll
     static void startBrowser() {
         browser = Browser.start();
-    }
-
-    @AfterAll
-    static void closeBrowser() {
-        browser.close();
     }
 
     /** Opens the console, which sends the browser to Keycloak's sign-in page; signs in there as {@code user}. */

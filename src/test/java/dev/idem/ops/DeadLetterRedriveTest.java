@@ -19,7 +19,6 @@ import dev.idem.testing.Metrics;
 import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -29,8 +28,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,23 +43,11 @@ class DeadLetterRedriveTest {
     static final Map<String, String> CALLBACKS_CHANNEL = Map.of("channel", CALLBACKS);
 
     @Inject
-    Pool pool;
-
     Db db;
-    KafkaTestClient kafka;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        kafka = new KafkaTestClient();
-        user = "dead-letters-" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    @AutoClose
+    final KafkaTestClient kafka = new KafkaTestClient();
+    final String user = "dead-letters-" + UUID.randomUUID();
 
     @Test
     void aCallbackForAnOrderNotYetThereIsRedrivenOnceItIsAndPaysItOnce() {

@@ -14,6 +14,7 @@ import dev.idem.testing.GatewayApi.BillLine;
 import dev.idem.testing.GatewayBillsOn;
 import dev.idem.testing.GatewayQueriesOn;
 import dev.idem.testing.Http;
+import dev.idem.testing.Ledger;
 import dev.idem.testing.TestKeys;
 import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,7 +22,6 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -45,19 +45,17 @@ class GatewayBillsTest {
     static final String ADMIN = "test-admin-token";
 
     @Inject
-    Pool pool;
-
     Db db;
-    String user;
-    WeChatPaySimulator.Api wechatpay;
-    AlipaySimulator.Api alipay;
+
+    @Inject
+    Ledger ledger;
+
+    final String user = "bills-" + UUID.randomUUID();
+    final WeChatPaySimulator.Api wechatpay = GatewayQueriesOn.Apis.wechatpay();
+    final AlipaySimulator.Api alipay = GatewayQueriesOn.Apis.alipay();
 
     @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "bills-" + UUID.randomUUID();
-        wechatpay = GatewayQueriesOn.Apis.wechatpay();
-        alipay = GatewayQueriesOn.Apis.alipay();
+    void untamperedBills() {
         wechatpay.tamperBills(false);
         alipay.tamperBills(false);
     }
@@ -72,10 +70,6 @@ class GatewayBillsTest {
 
     static String trade(String prefix, String orderId) {
         return prefix + orderId.replace("-", "");
-    }
-
-    String status(String orderId) {
-        return db.string("SELECT status FROM orders WHERE id = $1", orderId);
     }
 
     /** What a payment left behind: its key's records, grants and coupons, and anomalies of the order. */
@@ -144,7 +138,7 @@ class GatewayBillsTest {
         JsonPath refused = importFetched("wechatpay", today, 400);
         assertEquals("BILL_INVALID", refused.getString("code"));
         assertTrue(refused.getString("detail").contains("SHA1"), refused.prettify());
-        assertEquals("WAIT_PAY", status(lost));
+        assertEquals("WAIT_PAY", ledger.status(lost));
         assertEquals("0 records, 0 grants, 0 anomalies", trail(lost, trade("4200", lost)));
         assertEquals("0 records, 0 grants, 0 anomalies", trail(differs, trade("4200", differs)));
         wechatpay.tamperBills(false);
@@ -153,11 +147,11 @@ class GatewayBillsTest {
         assertEquals("wechatpay", report.getString("gateway"));
         assertEquals(today.toString(), report.getString("date"));
         assertEquals(lines, report.getInt("lines"));
-        assertEquals("PAID", status(lost));
+        assertEquals("PAID", ledger.status(lost));
         assertEquals(trade("4200", lost), db.string("SELECT trade_no FROM orders WHERE id = $1", lost));
         assertEquals("1 records, 1 grants, 0 anomalies", trail(lost, trade("4200", lost)));
         assertEquals("1 records, 1 grants, 0 anomalies", trail(notified, trade("4200", notified)));
-        assertEquals("WAIT_PAY", status(differs));
+        assertEquals("WAIT_PAY", ledger.status(differs));
         assertTrue(sampled(report, "paidThereNotHere").contains(lost), report.prettify());
         assertTrue(report.getInt("applied") >= 1);
         assertTrue(sampled(report, "amountMismatch").contains(differs), report.prettify());
@@ -204,12 +198,12 @@ class GatewayBillsTest {
         alipay.tamperBills(true);
         JsonPath refused = importFetched("alipay", today, 400);
         assertEquals("BILL_INVALID", refused.getString("code"));
-        assertEquals("WAIT_PAY", status(lost));
+        assertEquals("WAIT_PAY", ledger.status(lost));
         assertEquals("0 records, 0 grants, 0 anomalies", trail(lost, trade("2026", lost)));
         alipay.tamperBills(false);
 
         JsonPath report = importFetched("alipay", today, 200);
-        assertEquals("PAID", status(lost));
+        assertEquals("PAID", ledger.status(lost));
         assertEquals("1 records, 1 grants, 0 anomalies", trail(lost, trade("2026", lost)));
         assertTrue(sampled(report, "paidThereNotHere").contains(lost), report.prettify());
         assertTrue(sampled(report, "refunds").contains(notified), report.prettify());
@@ -259,8 +253,8 @@ class GatewayBillsTest {
                     .then().statusCode(400).contentType("application/problem+json").extract().jsonPath();
             assertEquals("BILL_INVALID", problem.getString("code"));
             assertTrue(problem.getString("detail").contains((String) refused[2]), problem.getString("detail"));
-            assertEquals("WAIT_PAY", status(first));
-            assertEquals("WAIT_PAY", status(second));
+            assertEquals("WAIT_PAY", ledger.status(first));
+            assertEquals("WAIT_PAY", ledger.status(second));
         }
 
         JsonPath report = admin().contentType("text/csv").header("X-Bill-Hash", "SHA1=" + TestKeys.sha1Hex(csv)).body(csv)
@@ -269,7 +263,7 @@ class GatewayBillsTest {
         assertEquals(2, report.getInt("lines"));
         assertEquals(2, report.getInt("applied"));
         assertEquals(0, report.getInt("duplicates"));
-        assertEquals("PAID", status(first));
+        assertEquals("PAID", ledger.status(first));
         assertEquals(at.truncatedTo(ChronoUnit.SECONDS).toString(),
                 db.string("SELECT to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM orders WHERE id = $1", first));
         assertEquals("wechatpay", db.string("SELECT gateway FROM orders WHERE id = $1", second));

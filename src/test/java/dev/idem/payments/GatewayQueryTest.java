@@ -15,6 +15,7 @@ import dev.idem.testing.Gateway;
 import dev.idem.testing.GatewayApi;
 import dev.idem.testing.GatewayQueriesOn;
 import dev.idem.testing.Http;
+import dev.idem.testing.Ledger;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.WeChatPaySimulator;
 import io.quarkus.test.junit.QuarkusTest;
@@ -62,22 +63,23 @@ class GatewayQueryTest {
     static final String QUERIES = "idem_gateway_queries_total";
 
     @Inject
+    Db db;
+
+    @Inject
+    Ledger ledger;
+
+    @Inject
     Pool pool;
 
     @Inject
     OrderRepository orders;
 
-    Db db;
-    String user;
-    WeChatPaySimulator.Api wechatpay;
-    AlipaySimulator.Api alipay;
+    final String user = "query-" + UUID.randomUUID();
+    final WeChatPaySimulator.Api wechatpay = GatewayQueriesOn.Apis.wechatpay();
+    final AlipaySimulator.Api alipay = GatewayQueriesOn.Apis.alipay();
 
     @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "query-" + UUID.randomUUID();
-        wechatpay = GatewayQueriesOn.Apis.wechatpay();
-        alipay = GatewayQueriesOn.Apis.alipay();
+    void everyNotificationDelivered() {
         wechatpay.dropFirstNotifications(0);
         alipay.dropFirstNotifications(0);
     }
@@ -97,10 +99,6 @@ class GatewayQueryTest {
 
     static Map<String, String> result(PaymentGateway gateway, String result) {
         return Map.of("gateway", gateway.id(), "result", result);
-    }
-
-    String status(String orderId) {
-        return db.string("SELECT status FROM orders WHERE id = $1", orderId);
     }
 
     /**
@@ -226,7 +224,7 @@ class GatewayQueryTest {
                     && now.delta(before, QUERIES, result(PaymentGateway.ALIPAY, "error")) >= 2;
         });
         for (String id : List.of(byWechat, byAlipay)) {
-            assertEquals("WAIT_PAY", status(id));
+            assertEquals("WAIT_PAY", ledger.status(id));
             assertEquals(0, db.count("SELECT count(*) FROM dedup_record WHERE scope = $1 AND key LIKE $2",
                     PaymentService.SCOPE, "%" + id + ":SUCCESS"));
         }
@@ -235,7 +233,7 @@ class GatewayQueryTest {
 
         wechatpay.unforge(byWechat);
         alipay.unforge(byAlipay);
-        await().until(() -> "PAID".equals(status(byWechat)) && "PAID".equals(status(byAlipay)));
+        await().until(() -> "PAID".equals(ledger.status(byWechat)) && "PAID".equals(ledger.status(byAlipay)));
         assertEquals(tradeNo(wechatpay, byWechat), db.string("SELECT trade_no FROM orders WHERE id = $1", byWechat));
         assertEquals(tradeNo(alipay, byAlipay), db.string("SELECT trade_no FROM orders WHERE id = $1", byAlipay));
     }
@@ -273,7 +271,7 @@ class GatewayQueryTest {
             String unpaid = ids.get(0);
             String closed = ids.get(1);
             String unknown = ids.get(2);
-            ids.forEach(id -> assertEquals("WAIT_PAY", status(id), id));
+            ids.forEach(id -> assertEquals("WAIT_PAY", ledger.status(id), id));
             assertTrue(api.queries(unpaid) >= 2 && api.queries(unknown) >= 2);
             assertEquals(1, api.queries(closed));
             assertEquals(1, db.count("SELECT count(*) FROM orders WHERE id = $1 AND query_at IS NULL AND queries = 1",

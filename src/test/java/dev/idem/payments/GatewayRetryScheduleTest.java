@@ -21,7 +21,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,14 +42,10 @@ class GatewayRetryScheduleTest {
     @Inject
     OrderRepository orders;
 
+    @Inject
     Db db;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "schedule-" + UUID.randomUUID();
-    }
+    final String user = "schedule-" + UUID.randomUUID();
 
     /** An order stored under an id chosen in advance, so that a notification can name it before it exists. */
     void storeOrder(String orderId) {

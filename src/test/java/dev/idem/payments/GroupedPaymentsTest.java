@@ -17,7 +17,6 @@ import dev.idem.testing.Db;
 import dev.idem.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,16 +51,9 @@ class GroupedPaymentsTest {
     PaymentService payments;
 
     @Inject
-    Pool pool;
-
     Db db;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "group-" + UUID.randomUUID();
-    }
+    final String user = "group-" + UUID.randomUUID();
 
     /** The four kinds of delivery of one group, and what each must leave behind. */
     record Four(String fresh, String mismatched, String unknown, String paid, List<PaymentCallback> callbacks) {}

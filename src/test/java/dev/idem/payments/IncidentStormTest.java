@@ -39,8 +39,7 @@ class IncidentStormTest {
         storm.deliver(COPIES, 64, null);
         Metrics after = Metrics.scrape();
 
-        storm.assertPaidExactlyOnce();
-        storm.assertOneCouponPerOrder();
+        storm.assertPaidOnceWithOneCoupon();
         assertOutcomesCounted(before, after);
         long byRedis = after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis"));
         assertTrue(byRedis > 0, "most duplicates stop at Redis once the first delivery committed");
@@ -60,8 +59,7 @@ class IncidentStormTest {
 
         Metrics after = Metrics.scrape();
         assertTrue(flushed.get());
-        storm.assertPaidExactlyOnce();
-        storm.assertOneCouponPerOrder();
+        storm.assertPaidOnceWithOneCoupon();
         assertOutcomesCounted(before, after);
     }
 

@@ -10,10 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.idem.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,16 +22,9 @@ import org.junit.jupiter.api.Test;
 class PaymentAnomalyTest {
 
     @Inject
-    Pool pool;
-
     Db db;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "anomaly-" + UUID.randomUUID();
-    }
+    final String user = "anomaly-" + UUID.randomUUID();
 
     String status(String orderId) {
         return db.string("SELECT status FROM orders WHERE id = $1", orderId);

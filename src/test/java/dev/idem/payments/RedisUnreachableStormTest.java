@@ -48,8 +48,7 @@ class RedisUnreachableStormTest {
         storm.deliver(COPIES, 64, null);
         Metrics after = Metrics.scrape();
 
-        storm.assertPaidExactlyOnce();
-        storm.assertOneCouponPerOrder();
+        storm.assertPaidOnceWithOneCoupon();
         IncidentStormTest.assertOutcomesCounted(before, after);
         assertEquals(0, after.delta(before, "idem_pipeline_duplicates_total", with("layer", "redis")));
         long degraded = after.delta(before, "idem_redis_degraded_total", Map.of("scope", PaymentService.SCOPE));

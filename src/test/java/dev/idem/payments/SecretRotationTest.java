@@ -12,11 +12,9 @@ import dev.idem.testing.Gateway;
 import dev.idem.testing.Metrics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,16 +31,9 @@ class SecretRotationTest {
     static final Map<String, String> PREVIOUS_SECRETS = Map.of("secret", "previous");
 
     @Inject
-    Pool pool;
-
     Db db;
-    String user;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        user = "rotation-" + UUID.randomUUID();
-    }
+    final String user = "rotation-" + UUID.randomUUID();
 
     static Response signedWith(String secret, String body) {
         long now = Gateway.now();

@@ -1,10 +1,15 @@
 package dev.idem.testing;
 
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
 /** What the database says of payments: an order's status, its dedup records, grants and anomalies. */
+@Singleton
 public final class Ledger {
 
     private final Db db;
 
+    @Inject
     public Ledger(Db db) {
         this.db = db;
     }

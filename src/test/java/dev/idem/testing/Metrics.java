@@ -57,4 +57,9 @@ public final class Metrics {
     public long delta(Metrics before, String name, Map<String, String> tags) {
         return Math.round(value(name, tags) - before.value(name, tags));
     }
+
+    /** How many of {@code gateway}'s notifications were counted as {@code notice} since {@code before}. */
+    public long notices(Metrics before, String gateway, String notice) {
+        return delta(before, "idem_gateway_notifications_total", Map.of("gateway", gateway, "notice", notice));
+    }
 }

@@ -83,11 +83,7 @@ public final class Storm {
     private void assertEveryDeliveryAcknowledgedOnce(List<String> deliveries, List<Http.Answer> answers, int copies) {
         Map<String, Integer> firsts = new java.util.HashMap<>();
         for (int i = 0; i < answers.size(); i++) {
-            Http.Answer answer = answers.get(i);
-            assertEquals(200, answer.status(), answer.body());
-            JsonObject body = new JsonObject(answer.body());
-            assertEquals("SUCCESS", body.getString("code"), answer.body());
-            if (!body.getBoolean("duplicate", false)) {
+            if (firstDelivery(answers.get(i))) {
                 firsts.merge(deliveries.get(i), 1, Integer::sum);
             }
         }
@@ -95,6 +91,14 @@ public final class Storm {
             assertEquals(1, firsts.getOrDefault(orderId, 0), "first deliveries answered for " + orderId);
         }
         assertEquals(orderIds.size() * copies, answers.size());
+    }
+
+    /** A callback's answer, which must be 200 SUCCESS: whether it took the delivery as the first, not a duplicate. */
+    public static boolean firstDelivery(Http.Answer answer) {
+        assertEquals(200, answer.status(), answer.body());
+        JsonObject body = new JsonObject(answer.body());
+        assertEquals("SUCCESS", body.getString("code"), answer.body());
+        return !body.getBoolean("duplicate", false);
     }
 
     /**
@@ -110,6 +114,12 @@ public final class Storm {
                 .then().statusCode(200).extract().jsonPath().getList("sourceKey", String.class);
         assertEquals(Set.of(bizKeys), Set.copyOf(sources));
         assertEquals(bizKeys.length, sources.size());
+    }
+
+    /** What the incident must come to: each order paid exactly once, and one coupon for each. */
+    public void assertPaidOnceWithOneCoupon() {
+        assertPaidExactlyOnce();
+        assertOneCouponPerOrder();
     }
 
     /** Each order PAID once with its own trade number, one grant event each, one DONE record each. */

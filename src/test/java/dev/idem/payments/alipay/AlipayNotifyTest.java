@@ -1,6 +1,7 @@
 package dev.idem.payments.alipay;
 
 import static dev.idem.testing.Callbacks.newOrder;
+import static dev.idem.testing.Callbacks.notifiedConcurrently;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -8,25 +9,19 @@ import dev.idem.testing.AlipaySimulator;
 import dev.idem.testing.Db;
 import dev.idem.testing.Ledger;
 import dev.idem.testing.GatewaysOn;
-import dev.idem.testing.Http;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.Topics;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import java.net.http.HttpRequest;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Alipay's asynchronous notifications, signed RSA2 as Alipay does, against the real servers. */
@@ -35,22 +30,15 @@ import org.junit.jupiter.api.Test;
 class AlipayNotifyTest {
 
     static final long AMOUNT = 1999;
-    static final String NOTICES = "idem_gateway_notifications_total";
 
     @Inject
-    Pool pool;
-
     Db db;
-    Ledger ledger;
-    String user;
-    final AlipaySimulator alipay = AlipaySimulator.configured();
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        ledger = new Ledger(db);
-        user = "alipay-" + UUID.randomUUID();
-    }
+    @Inject
+    Ledger ledger;
+
+    final String user = "alipay-" + UUID.randomUUID();
+    final AlipaySimulator alipay = AlipaySimulator.configured();
 
     static void answered(Response answer, int status, String body) {
         answer.then().statusCode(status).contentType(startsWith("text/plain"));
@@ -83,25 +71,11 @@ class AlipayNotifyTest {
 
     @Test
     void sixConcurrentRetriesOfEachPaymentPayOnceAndGrantOnce() {
-        List<String> orders = new ArrayList<>();
-        List<Supplier<HttpRequest>> deliveries = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            String order = newOrder(user, AMOUNT);
-            orders.add(order);
+        List<String> orders = notifiedConcurrently(db, user, AMOUNT, 10, 6, order -> {
             String form = alipay.sign(alipay.notification(order, "2026" + order, "TRADE_SUCCESS", AMOUNT));
-            for (int copy = 0; copy < 6; copy++) {
-                deliveries.add(() -> AlipaySimulator.request(form));
-            }
-        }
+            return () -> AlipaySimulator.request(form);
+        }, "success");
 
-        for (Http.Answer answer : new Http().all(deliveries, 60, null)) {
-            assertEquals(200, answer.status(), answer.body());
-            assertEquals("success", answer.body());
-        }
-
-        for (String order : orders) {
-            Topics.awaitCoupon(db, "paid:" + order);
-        }
         for (String order : orders) {
             assertEquals("PAID", ledger.status(order));
             assertEquals(1, ledger.grants(order));
@@ -161,8 +135,8 @@ class AlipayNotifyTest {
         answered(AlipaySimulator.deliver(form + "&x=%zz"), 400, "failure");
 
         Metrics after = Metrics.scrape();
-        assertEquals(6, after.delta(before, NOTICES, Map.of("gateway", "alipay", "notice", "unauthentic")));
-        assertEquals(12, after.delta(before, NOTICES, Map.of("gateway", "alipay", "notice", "unreadable")));
+        assertEquals(6, after.notices(before, "alipay", "unauthentic"));
+        assertEquals(12, after.notices(before, "alipay", "unreadable"));
         assertEquals("WAIT_PAY", ledger.status(order));
         assertEquals(0, ledger.dedupRecords(trade));
         assertEquals(0, ledger.grants(order));

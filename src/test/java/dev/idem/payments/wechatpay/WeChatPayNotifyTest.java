@@ -1,6 +1,7 @@
 package dev.idem.payments.wechatpay;
 
 import static dev.idem.testing.Callbacks.newOrder;
+import static dev.idem.testing.Callbacks.notifiedConcurrently;
 import static org.hamcrest.Matchers.emptyString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
@@ -11,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import dev.idem.testing.Db;
 import dev.idem.testing.Ledger;
 import dev.idem.testing.GatewaysOn;
-import dev.idem.testing.Http;
 import dev.idem.testing.Metrics;
 import dev.idem.testing.TestKeys;
 import dev.idem.testing.Topics;
@@ -20,18 +20,12 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import java.net.http.HttpRequest;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** WeChat Pay API v3 notifications, signed and encrypted as WeChat Pay does, against the real servers. */
@@ -40,22 +34,15 @@ import org.junit.jupiter.api.Test;
 class WeChatPayNotifyTest {
 
     static final long AMOUNT = 1999;
-    static final String NOTICES = "idem_gateway_notifications_total";
 
     @Inject
-    Pool pool;
-
     Db db;
-    Ledger ledger;
-    String user;
-    final WeChatPaySimulator wechat = WeChatPaySimulator.configured();
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        ledger = new Ledger(db);
-        user = "wechatpay-" + UUID.randomUUID();
-    }
+    @Inject
+    Ledger ledger;
+
+    final String user = "wechatpay-" + UUID.randomUUID();
+    final WeChatPaySimulator wechat = WeChatPaySimulator.configured();
 
     static void recorded(Response answer) {
         answer.then().statusCode(200).body(emptyString());
@@ -88,25 +75,11 @@ class WeChatPayNotifyTest {
 
     @Test
     void sixConcurrentRetriesOfEachPaymentPayOnceAndGrantOnce() {
-        List<String> orders = new ArrayList<>();
-        List<Supplier<HttpRequest>> deliveries = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            String order = newOrder(user, AMOUNT);
-            orders.add(order);
+        List<String> orders = notifiedConcurrently(db, user, AMOUNT, 10, 6, order -> {
             String body = wechat.notification(order, "4200" + order, "SUCCESS", AMOUNT);
-            for (int copy = 0; copy < 6; copy++) {
-                deliveries.add(() -> wechat.request(body));
-            }
-        }
+            return () -> wechat.request(body);
+        }, "");
 
-        for (Http.Answer answer : new Http().all(deliveries, 60, null)) {
-            assertEquals(200, answer.status(), answer.body());
-            assertEquals("", answer.body());
-        }
-
-        for (String order : orders) {
-            Topics.awaitCoupon(db, "paid:" + order);
-        }
         String[] ids = orders.toArray(String[]::new);
         assertEquals(orders.size(), db.count("SELECT count(*) FROM orders WHERE id = ANY($1) AND status = 'PAID' "
                 + "AND trade_no = '4200' || id", (Object) ids));
@@ -182,8 +155,8 @@ class WeChatPayNotifyTest {
                 .put("amount", new JsonObject().put("total", "1999")))), 400);
 
         Metrics after = Metrics.scrape();
-        assertEquals(7, after.delta(before, NOTICES, Map.of("gateway", "wechatpay", "notice", "unauthentic")));
-        assertEquals(10, after.delta(before, NOTICES, Map.of("gateway", "wechatpay", "notice", "unreadable")));
+        assertEquals(7, after.notices(before, "wechatpay", "unauthentic"));
+        assertEquals(10, after.notices(before, "wechatpay", "unreadable"));
         assertEquals("WAIT_PAY", ledger.status(order));
         assertEquals(0, ledger.dedupRecords(trade));
         assertEquals(0, ledger.grants(order));

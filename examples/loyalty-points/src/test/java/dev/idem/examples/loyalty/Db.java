@@ -3,18 +3,18 @@ package dev.idem.examples.loyalty;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Counting in the database after the fact, over the service's pool. */
+/** Counting in the database after the fact, over the service's pool; tests inject it. */
+@Singleton
 final class Db {
 
-    private final Pool pool;
-
-    Db(Pool pool) {
-        this.pool = pool;
-    }
+    @Inject
+    Pool pool;
 
     long count(String sql, Object... params) {
         return rows(sql, params).get(0).getLong(0);

@@ -10,7 +10,6 @@ import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.pipeline.KafkaTestClient.ReadRecord;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,8 +24,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Kafka delivers at least once; an award must still add its points once, and poison must not block. */
@@ -34,24 +32,13 @@ import org.junit.jupiter.api.Test;
 class PointsAwardKafkaTest {
 
     @Inject
-    Pool pool;
+    Db db;
 
     @Inject
     RedisDataSource redis;
 
-    Db db;
-    KafkaTestClient kafka;
-
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        kafka = new KafkaTestClient();
-    }
-
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    @AutoClose
+    final KafkaTestClient kafka = new KafkaTestClient();
 
     @Test
     void theSameAwardDeliveredSixTimesAcrossPartitionsAndConcurrentlyIsAddedOnce() throws Exception {

@@ -13,7 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.hamcrest.Matchers;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** POST /points/redemptions behind Idempotency-Key: once per (user, key), whatever the client repeats. */
@@ -35,26 +32,12 @@ class RedemptionResourceTest {
     static final String PROBLEM = "application/problem+json";
 
     @Inject
-    Pool pool;
+    Db db;
 
     @Inject
     RedisDataSource redis;
 
-    Db db;
-    KafkaTestClient kafka;
-    String user;
-
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        kafka = new KafkaTestClient();
-        user = "redeemer-" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    final String user = "redeemer-" + UUID.randomUUID();
 
     @Test
     void theSameKeyAndBodyReplaysTheFirstAnswerAndAnotherBodyIs422() {
@@ -226,7 +209,9 @@ class RedemptionResourceTest {
     private void fund(int points) {
         long before = db.balance(user);
         String awardKey = "fund-" + UUID.randomUUID();
-        kafka.send(Awards.TOPIC, 0, awardKey, Awards.award(awardKey, user, points));
+        try (KafkaTestClient kafka = new KafkaTestClient()) {
+            kafka.send(Awards.TOPIC, 0, awardKey, Awards.award(awardKey, user, points));
+        }
         await().atMost(Awards.PATIENCE).until(() -> PointsAwardKafkaTest.balanceShown(user) == before + points);
     }
 

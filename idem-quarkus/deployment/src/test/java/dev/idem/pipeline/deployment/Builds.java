@@ -1,5 +1,7 @@
 package dev.idem.pipeline.deployment;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.QuarkusUnitTest;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +17,14 @@ final class Builds {
                 .withApplicationRoot(jar -> jar.addClasses(classes).addClass(Builds.class))
                 .overrideConfigKey("quarkus.devservices.enabled", "false")
                 .overrideConfigKey("quarkus.datasource.db-kind", "postgresql");
+    }
+
+    /** An application of {@code classes} whose build must fail with {@code expected} among its messages. */
+    static QuarkusUnitTest failingWith(String expected, Class<?>... classes) {
+        return failing(classes).assertException(failure -> {
+            String messages = messages(failure);
+            assertTrue(messages.contains(expected), messages);
+        });
     }
 
     /** Every message of {@code failure} and its causes and suppressed failures, one per line. */

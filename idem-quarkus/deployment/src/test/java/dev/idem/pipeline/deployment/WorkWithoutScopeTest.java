@@ -1,13 +1,6 @@
 package dev.idem.pipeline.deployment;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.idem.pipeline.Effect;
-import dev.idem.pipeline.TwoPhaseWork;
 import io.quarkus.test.QuarkusUnitTest;
-import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,9 +9,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WorkWithoutScopeTest {
 
     @RegisterExtension
-    static final QuarkusUnitTest BUILD = Builds.failing(Unnamed.class)
-            .assertException(failure -> assertTrue(Builds.messages(failure).contains(
-                    "must name its scope with @TwoPhaseScope"), Builds.messages(failure)));
+    static final QuarkusUnitTest BUILD = Builds.failingWith("must name its scope with @TwoPhaseScope",
+            Unnamed.class, NoWork.class);
 
     @Test
     void theBuildFails() {
@@ -26,15 +18,5 @@ class WorkWithoutScopeTest {
     }
 
     @ApplicationScoped
-    static class Unnamed implements TwoPhaseWork {
-        @Override
-        public Uni<JsonObject> perform(String key, JsonObject payload) {
-            return Uni.createFrom().item(new JsonObject());
-        }
-
-        @Override
-        public Uni<Effect> confirm(SqlConnection tx, String key, JsonObject payload, JsonObject performed) {
-            return Uni.createFrom().item(new Effect.Processed(new JsonObject()));
-        }
-    }
+    static class Unnamed extends NoWork {}
 }

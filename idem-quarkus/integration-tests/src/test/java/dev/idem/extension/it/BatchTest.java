@@ -15,7 +15,6 @@ import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -49,7 +48,7 @@ class BatchTest {
     IdempotencyPipeline pipeline;
 
     @Inject
-    Pool pool;
+    Db db;
 
     @Inject
     RedisDataSource redis;
@@ -75,7 +74,6 @@ class BatchTest {
         }
         List<List<Outcome>> answered = Uni.join().all(batches).andFailFast().await().atMost(Duration.ofSeconds(60));
 
-        Db db = new Db(pool);
         assertEquals(keys.size(), db.count("SELECT count(*) FROM vouchers WHERE holder = $1", user));
         assertEquals(keys.size(), db.count("""
                 SELECT count(*) FROM dedup_record d JOIN vouchers v ON v.code = d.key
@@ -133,7 +131,6 @@ class BatchTest {
                 .await().atMost(Duration.ofSeconds(30));
         assertInstanceOf(Outcome.KeyReused.class, again.get(0));
         assertInstanceOf(Outcome.Processed.class, again.get(1));
-        Db db = new Db(pool);
         assertEquals(0, db.count("SELECT count(*) FROM vouchers WHERE code = $1", key + "-other"));
         assertEquals(3, db.count("SELECT count(*) FROM vouchers WHERE holder = $1", user));
     }
@@ -150,7 +147,6 @@ class BatchTest {
         Outcome.Rejected rejected = assertInstanceOf(Outcome.Rejected.class, outcomes.get(0));
         assertEquals("NOT_FOUND", rejected.reason());
         assertInstanceOf(Outcome.Processed.class, outcomes.get(1));
-        Db db = new Db(pool);
         assertEquals(1, db.count("SELECT count(*) FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'",
                 SCOPE, refusedKey));
         assertEquals(1, db.count("SELECT count(*) FROM dedup_record WHERE scope = $1 AND key = $2 AND status = 'DONE'",

@@ -5,10 +5,13 @@ import static org.awaitility.Awaitility.await;
 import dev.idem.pipeline.PipelineConfig;
 import io.quarkus.redis.datasource.RedisDataSource;
 import io.vertx.mutiny.redis.client.Response;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** The pipeline's entries in Redis (database 6): {@code <redis-prefix>:<scope>:<key>}. */
+@Singleton
 final class Cache {
 
     static final Duration PATIENCE = Duration.ofSeconds(30);
@@ -16,6 +19,7 @@ final class Cache {
     private final RedisDataSource redis;
     private final PipelineConfig config;
 
+    @Inject
     Cache(RedisDataSource redis, PipelineConfig config) {
         this.redis = redis;
         this.config = config;

@@ -2,12 +2,16 @@ package dev.idem.extension.it;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 
 /** The extension's counters, read from the application's MeterRegistry. */
+@Singleton
 final class Counters {
 
     private final MeterRegistry registry;
 
+    @Inject
     Counters(MeterRegistry registry) {
         this.registry = registry;
     }

@@ -3,15 +3,19 @@ package dev.idem.extension.it;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Counting in the database after the fact, over the application's pool. */
+/** Counting in the database after the fact, over the application's pool; tests inject it. */
+@Singleton
 final class Db {
 
     private final Pool pool;
 
+    @Inject
     Db(Pool pool) {
         this.pool = pool;
     }

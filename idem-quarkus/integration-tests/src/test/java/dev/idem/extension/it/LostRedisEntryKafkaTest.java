@@ -9,17 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.extension.it.Cache.Loss;
 import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.pipeline.KafkaTestClient.ReadRecord;
-import dev.idem.pipeline.PipelineConfig;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -34,38 +29,18 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LostRedisEntryKafkaTest {
 
     @Inject
-    Pool pool;
-
-    @Inject
-    RedisDataSource redis;
-
-    @Inject
-    PipelineConfig config;
-
-    @Inject
-    MeterRegistry registry;
-
-    Db db;
-    Cache cache;
     Counters counters;
-    KafkaTestClient kafka;
-    Channel vouchers;
-    Channel ledger;
 
-    @BeforeEach
-    void setUp() {
-        vouchers = Channel.of("voucher-grants");
-        ledger = Channel.of("ledger-postings");
-        db = new Db(pool);
-        cache = new Cache(redis, config);
-        counters = new Counters(registry);
-        kafka = new KafkaTestClient();
-    }
+    @Inject
+    Db db;
 
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    @Inject
+    Cache cache;
+
+    @AutoClose
+    final KafkaTestClient kafka = new KafkaTestClient();
+    final Channel vouchers = Channel.of("voucher-grants");
+    final Channel ledger = Channel.of("ledger-postings");
 
     /** vouchers: the second delivery's insert breaks the table's own unique constraint. */
     @ParameterizedTest

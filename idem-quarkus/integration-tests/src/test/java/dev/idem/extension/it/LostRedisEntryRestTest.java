@@ -11,17 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.idem.extension.it.Cache.Loss;
-import dev.idem.pipeline.PipelineConfig;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -35,29 +30,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LostRedisEntryRestTest {
 
     @Inject
-    Pool pool;
-
-    @Inject
-    RedisDataSource redis;
-
-    @Inject
-    PipelineConfig config;
-
-    @Inject
-    MeterRegistry registry;
-
     Db db;
-    Cache cache;
-    Counters counters;
-    String caller;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        cache = new Cache(redis, config);
-        counters = new Counters(registry);
-        caller = "caller-" + UUID.randomUUID();
-    }
+    @Inject
+    Cache cache;
+
+    @Inject
+    Counters counters;
+
+    final String caller = "caller-" + UUID.randomUUID();
 
     /** vouchers: a second issue of the code would break the table's own unique constraint. */
     @ParameterizedTest

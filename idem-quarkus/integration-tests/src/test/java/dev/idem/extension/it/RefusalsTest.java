@@ -13,17 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.extension.it.Cache.Loss;
 import dev.idem.pipeline.KafkaTestClient;
 import dev.idem.pipeline.KafkaTestClient.ReadRecord;
-import dev.idem.pipeline.PipelineConfig;
-import io.quarkus.redis.datasource.RedisDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
 import org.hamcrest.Matchers;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -37,32 +33,17 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class RefusalsTest {
 
-    @Inject
-    Pool pool;
-    @Inject
-    RedisDataSource redis;
-    @Inject
-    PipelineConfig config;
+    @AutoClose
+    final KafkaTestClient kafka = new KafkaTestClient();
 
+    @Inject
     Db db;
+
+    @Inject
     Cache cache;
-    KafkaTestClient kafka;
-    String caller;
-    String account;
 
-    @BeforeEach
-    void setUp() {
-        db = new Db(pool);
-        cache = new Cache(redis, config);
-        kafka = new KafkaTestClient();
-        caller = "caller-" + UUID.randomUUID();
-        account = "wallet-" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void tearDown() {
-        kafka.close();
-    }
+    final String caller = "caller-" + UUID.randomUUID();
+    final String account = "wallet-" + UUID.randomUUID();
 
     @ParameterizedTest
     @ValueSource(strings = {"/ledger", "/refusals/thrown"})
