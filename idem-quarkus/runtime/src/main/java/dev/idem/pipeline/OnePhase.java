@@ -223,6 +223,7 @@ class OnePhase {
         }
         return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(open)), read -> false)
                 .<Seen>map(found -> new Seen.Failed(failure, kind, found))
+                // a lookup that fails leaves the delivery failed, as the store's own failure would
                 .onFailure().recoverWithItem(lookup -> new Seen.Failed(lookup, DedupStore.Failure.UNAVAILABLE, Map.of()));
     }
 
