@@ -76,10 +76,12 @@ class CacheFirst {
                     unanswered.add(new Unanswered(i, requests.get(i), !(checks.get(i) instanceof PreCheck.Claimed), spans.get(i)));
                 }
             }
-            Uni<List<Settled>> settled = unanswered.isEmpty()
-                    ? Uni.createFrom().item(List.of())
-                    : Uni.createFrom().deferred(() -> database.apply(unanswered))
-                            .onFailure().recoverWithItem(failure -> Collections.nCopies(unanswered.size(), new Settled.Failed(failure)));
+            if (unanswered.isEmpty()) {
+                // Redis answered every one: nothing for the database, nothing to mark
+                return ended(requests, spans, checks, List.of(), List.of());
+            }
+            Uni<List<Settled>> settled = Uni.createFrom().deferred(() -> database.apply(unanswered))
+                    .onFailure().recoverWithItem(failure -> Collections.nCopies(unanswered.size(), new Settled.Failed(failure)));
             return settled.call(all -> awaitCache ? afterCommit(unanswered, all) : detached(afterCommit(unanswered, all)))
                     .chain(all -> ended(requests, spans, checks, unanswered, all));
         });
