@@ -189,7 +189,7 @@ public final class PipelineKit {
 
         /** The committed record of the key in {@code scope}, if it has one: a row of {@code dedup_record}. */
         public Optional<KeyRecord> record(String scope, String key) {
-            return db.committed(scope, key).map(stored -> KeyRecord.of(stored.record()));
+            return Optional.ofNullable(db.committedRecords().get(DedupStore.batchKey(scope, key))).map(stored -> KeyRecord.of(stored.record()));
         }
 
         /** The committed record of the request's key, if it has one. */
@@ -202,7 +202,7 @@ public final class PipelineKit {
          * needs none.
          */
         public int transactions() {
-            return db.transactionsRun();
+            return db.transactions().size();
         }
     }
 

@@ -47,7 +47,7 @@ class GroupCommitTest {
             submitted.complete(null);
         });
         submitted.get(10, TimeUnit.SECONDS);
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
         assertTrue(answers.stream().noneMatch(CompletableFuture::isDone), "no answer before its commit");
 
         firstEnds.complete(null);

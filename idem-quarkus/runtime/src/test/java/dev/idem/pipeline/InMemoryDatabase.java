@@ -6,9 +6,10 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,106 +20,62 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
- * The database under {@link InMemoryDedupStore}: the dedup records and business rows, and the
- * transactions over them, with the semantics of Postgres that the pipeline relies on and
- * {@link DedupStoreContract} checks. A transaction's writes are seen by itself only until it commits;
- * a rollback or a failure drops them. A key a transaction wrote stays its own until it ends: another's
- * write of the key waits for that, and fails as {@link LockNotAvailable} past its transaction's lock
- * wait. After a failed statement the transaction is aborted: its later statements fail, and so does
- * its COMMIT.
- *
- * <p>Business rows ({@link #write}, {@link #insert}) show whose work took effect; a test repository's
- * changes run when their transaction commits ({@link #atCommit}). What other processes do meanwhile,
- * and statements that fail, are {@link StoreFaults}'. The SQL handles it gives run no SQL: any use of
- * them fails, saying why.
+ * A {@link DedupStore} in memory whose transactions behave as Postgres's ({@link DedupStoreContract}):
+ * writes are a transaction's own until it commits; a key it wrote makes another's write wait until it
+ * ends; after a failed statement the rest fail. Business rows show whose work took effect; what other
+ * processes do meanwhile is {@link StoreFaults}'. Its SQL handles run no SQL.
  */
-final class InMemoryDatabase {
+final class InMemoryDatabase implements DedupStore {
 
     /** The transaction id of rows that another process wrote. */
     static final long ANOTHER = 0;
 
-    /** A statement of one delivery failed (a constraint, an aborted transaction): the store is fine. */
-    static final class StatementFailed extends RuntimeException {
-        StatementFailed(String message) { super(message); }
-    }
+    /** A failed statement or transaction, with what it means. */
+    static final class Failed extends RuntimeException {
+        final Failure kind;
 
-    /** A statement refused for the data it carried (a NUL in a text): the same every time. */
-    static final class InvalidData extends RuntimeException {
-        InvalidData(String message) { super(message); }
-    }
-
-    /** A business row inserted twice: the work's own unique constraint. */
-    static final class UniqueViolation extends RuntimeException {
-        UniqueViolation(String message) { super(message); }
-    }
-
-    /** The store itself failed: refused, cut, restarting. */
-    static final class Outage extends RuntimeException {
-        Outage(String message) { super(message); }
-    }
-
-    /** A statement waited for a lock longer than its transaction's bound. */
-    static final class LockNotAvailable extends RuntimeException {
-        LockNotAvailable(String message) { super(message); }
-    }
-
-    /** A dedup row as stored, with the transaction that inserted it and the last that changed it. */
-    record Stored(DedupRecord record, JsonObject payload, String lastError, long writtenIn, long changedIn) {
-        Stored change(DedupRecord changed, JsonObject newPayload, String error, long in) {
-            return new Stored(changed, newPayload, error, writtenIn, in);
+        Failed(Failure kind, String message) {
+            super(message);
+            this.kind = kind;
         }
     }
 
-    /** How a transaction ended, for the tests to read. */
+    /** A dedup row as stored, with the transaction that inserted it and the last that changed it. */
+    record Stored(DedupRecord record, JsonObject payload, String lastError, long writtenIn, long changedIn) {}
+
     enum Ending { OPEN, COMMITTED, ROLLED_BACK, FAILED }
 
     final class Tx {
-        final long id;
-        final SqlConnection handle;
+        final long id = transactions.size() + 1;
+        final SqlConnection handle = new SqlConnection(placeholder("transaction " + id));
         final Map<String, Stored> staged = new LinkedHashMap<>();
         final Map<String, String> stagedRows = new LinkedHashMap<>();
-        /** The changes of a test's repository, run in this order if the transaction commits. */
         final List<Runnable> atCommit = new ArrayList<>();
         /** The dedup keys it looked up or wrote, in that order. */
         final Set<String> touched = new LinkedHashSet<>();
         final CompletableFuture<Void> ended = new CompletableFuture<>();
-        final Duration lockBound;
+        final CompletableFuture<Void> endGate =
+                Objects.requireNonNullElse(faults.endGate(), CompletableFuture.completedFuture(null));
+        Duration lockWait;
         RuntimeException aborted;
         Ending ending = Ending.OPEN;
 
-        Tx(long id, Duration lockBound) {
-            this.id = id;
-            this.lockBound = lockBound;
-            this.handle = new SqlConnection(placeholder(io.vertx.sqlclient.SqlConnection.class, "transaction " + id));
-        }
-
         Optional<Stored> visible(String key) {
-            Stored own = staged.get(key);
-            return own != null ? Optional.of(own) : Optional.ofNullable(committed.get(key));
+            return Optional.ofNullable(staged.getOrDefault(key, committed.get(key)));
         }
     }
 
+    final StoreFaults faults = new StoreFaults(this);
     private final Map<String, Stored> committed = new LinkedHashMap<>();
     private final Map<String, String> rows = new LinkedHashMap<>();
     private final List<Tx> transactions = new ArrayList<>();
-    /** Transactions under their handle, so that a work's watched handle finds its own. */
-    private final Map<Object, Tx> byHandle = new IdentityHashMap<>();
-    /** The open transaction that wrote each key: a write of the key by another waits for its end. */
-    private final Map<String, Tx> holders = new HashMap<>();
-    private long lastId;
     private int waiting;
-    final StoreFaults faults = new StoreFaults(this);
 
-    // --- what tests read and seed --------------------------------------------------------------
-
-    synchronized Optional<Stored> committed(String scope, String key) {
-        return Optional.ofNullable(committed.get(DedupStore.batchKey(scope, key)));
-    }
-
-    synchronized Optional<Stored> committed(IdemRequest request) {
-        return committed(request.scope(), request.key());
+    Optional<Stored> committed(IdemRequest request) {
+        return Optional.ofNullable(committedRecords().get(DedupStore.batchKey(request)));
     }
 
     synchronized Map<String, Stored> committedRecords() {
@@ -130,13 +87,9 @@ final class InMemoryDatabase {
         return new LinkedHashMap<>(rows);
     }
 
-    /** The transactions run through {@link #transaction}, in the order they began. */
+    /** The transactions begun, in that order. */
     synchronized List<Tx> transactions() {
         return new ArrayList<>(transactions);
-    }
-
-    synchronized int transactionsRun() {
-        return transactions.size();
     }
 
     /** How many statements wait for another transaction's key. */
@@ -151,69 +104,59 @@ final class InMemoryDatabase {
 
     /** The business statement of a test's work: {@code name} set to {@code value} in {@code tx}. */
     Uni<Void> write(SqlConnection tx, String name, String value) {
-        return statement(tx, List.of(), false, t -> {
-            faults.writing(name);
-            t.stagedRows.put(name, value);
-            return null;
-        });
+        return row(tx, name, value, false);
     }
 
     /** An insert under the work's own unique constraint: fails as Postgres does when the row is there. */
     Uni<Void> insert(SqlConnection tx, String name, String value) {
-        return statement(tx, List.of(), false, t -> {
-            if (t.stagedRows.containsKey(name) || rows.containsKey(name)) {
-                throw new UniqueViolation("duplicate key value violates unique constraint on " + name);
-            }
-            t.stagedRows.put(name, value);
-            return null;
-        });
+        return row(tx, name, value, true);
     }
 
-    /**
-     * A statement of a test's own repository in {@code tx}: counted as one the work sent, failing as
-     * any statement of {@code tx} would, and {@code change} run when the transaction commits, never
-     * if it rolls back.
-     */
+    private Uni<Void> row(SqlConnection tx, String name, String value, boolean unique) {
+        return statement(tx, List.of(), false, t -> {
+            faults.writing(name);
+            if (unique && (t.stagedRows.containsKey(name) || rows.containsKey(name))) {
+                throw new Failed(Failure.UNIQUE_VIOLATION, "duplicate key value violates unique constraint on " + name);
+            }
+            return t.stagedRows.put(name, value);
+        }).replaceWithVoid();
+    }
+
+    /** A statement of a test's repository in {@code tx}, failing as any would: {@code change} runs if it commits. */
     Uni<Void> atCommit(SqlConnection tx, Runnable change) {
         Objects.requireNonNull(change, "change");
-        return statement(tx, List.of(), false, t -> {
-            t.atCommit.add(change);
-            return null;
+        return statement(tx, List.of(), false, t -> t.atCommit.add(change)).replaceWithVoid();
+    }
+
+    @Override
+    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
+                                  Predicate<T> commit) {
+        return Uni.createFrom().deferred(() -> {
+            Tx tx = begin(lockWait.orElse(null));
+            return Uni.createFrom().deferred(() -> body.apply(tx.handle))
+                    .onItemOrFailure().call(() -> Uni.createFrom().completionStage(tx.endGate))
+                    .invoke(result -> end(tx, commit.test(result))).onFailure().invoke(f -> finish(tx, Ending.FAILED));
         });
     }
 
-    /** Runs {@code body} in a transaction, as {@link DedupStore#transaction} does. */
-    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
-                                  Predicate<T> commit) {
-        return Uni.createFrom().deferred(() -> {
-            Tx tx;
-            CompletableFuture<Void> endGate;
-            synchronized (this) {
-                if (faults.down()) {
-                    return Uni.createFrom().failure(new Outage("connection refused"));
-                }
-                tx = new Tx(++lastId, lockWait.orElse(null));
-                transactions.add(tx);
-                byHandle.put(tx.handle.getDelegate(), tx);
-                endGate = faults.endGate();
-            }
-            Uni<T> ran = Uni.createFrom().deferred(() -> body.apply(tx.handle));
-            if (endGate != null) {
-                ran = ran.onItemOrFailure().call(() -> Uni.createFrom().completionStage(endGate));
-            }
-            return ran.invoke(result -> end(tx, commit.test(result))).onFailure().invoke(failure -> finish(tx, Ending.FAILED));
-        });
+    private synchronized Tx begin(Duration lockWait) {
+        if (faults.down()) {
+            throw new Failed(Failure.UNAVAILABLE, "connection refused");
+        }
+        Tx tx = new Tx();
+        tx.lockWait = lockWait;
+        transactions.add(tx);
+        return tx;
     }
 
     private void end(Tx tx, boolean commit) {
-        RuntimeException failed = faults.down() ? new Outage("connection lost at the end of transaction " + tx.id)
-                : commit && tx.aborted != null
-                ? new StatementFailed("COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage())
-                : null;
-        finish(tx, failed != null ? Ending.FAILED : commit ? Ending.COMMITTED : Ending.ROLLED_BACK);
-        if (failed != null) {
-            throw failed;
+        if (faults.down()) {
+            throw new Failed(Failure.UNAVAILABLE, "connection lost at the end of transaction " + tx.id);
         }
+        if (commit && tx.aborted != null) {
+            throw new Failed(Failure.OTHER, "COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage());
+        }
+        finish(tx, commit ? Ending.COMMITTED : Ending.ROLLED_BACK);
     }
 
     private void finish(Tx tx, Ending ending) {
@@ -222,7 +165,6 @@ final class InMemoryDatabase {
                 return;
             }
             tx.ending = ending;
-            holders.values().removeIf(holder -> holder == tx);
             if (ending == Ending.COMMITTED) {
                 committed.putAll(tx.staged);
                 rows.putAll(tx.stagedRows);
@@ -232,22 +174,15 @@ final class InMemoryDatabase {
         tx.ended.complete(null);
     }
 
-    // --- internals -----------------------------------------------------------------------------
-
-    /**
-     * One statement in the transaction whose handle is {@code on}, run when the Uni is subscribed,
-     * on {@code keys}; one that {@code writes} them first waits for the transactions holding them.
-     */
-    <T> Uni<T> statement(SqlClient on, List<String> keys, boolean writes, Function<Tx, T> body) {
+    /** A statement of {@code on}'s transaction on {@code keys}; one that {@code writes} them waits for their holders. */
+    private <T> Uni<T> statement(SqlClient on, List<String> keys, boolean writes, Function<Tx, T> body) {
         return Uni.createFrom().deferred(() -> {
             Tx tx;
             synchronized (this) {
-                tx = byHandle.get(WatchedConnection.core(on));
                 WatchedConnection.count(on);
-                if (tx == null) {
-                    throw new IllegalArgumentException(on + " is not a connection this store gave a work: pass "
-                            + "the connection the work received");
-                }
+                Object core = WatchedConnection.core(on);
+                tx = transactions.stream().filter(t -> t.handle.getDelegate() == core).findFirst().orElseThrow(() ->
+                        new IllegalArgumentException(on + " is not a connection this store gave: pass the work's own"));
                 tx.touched.addAll(keys);
             }
             return afterLocks(tx, writes ? keys : List.of(), body);
@@ -257,19 +192,17 @@ final class InMemoryDatabase {
     private <T> Uni<T> afterLocks(Tx tx, List<String> keys, Function<Tx, T> body) {
         CompletableFuture<Void> holderEnds;
         synchronized (this) {
-            if (tx.ending != Ending.OPEN) {
-                throw new IllegalStateException("transaction " + tx.id + " already ended: " + tx.ending);
-            }
-            if (tx.aborted != null) {
-                throw new StatementFailed("current transaction is aborted, commands ignored until end of transaction block");
+            if (tx.ending != Ending.OPEN || tx.aborted != null) {
+                throw new Failed(Failure.OTHER, tx.ending != Ending.OPEN ? "transaction " + tx.id + " already ended"
+                        : "current transaction is aborted, commands ignored until end of transaction block");
             }
             if (faults.down()) {
-                throw new Outage("connection refused");
+                throw new Failed(Failure.UNAVAILABLE, "connection refused");
             }
-            holderEnds = keys.stream().map(key -> faults.lockedByAnother(key) ? StoreFaults.NEVER
-                    : holders.getOrDefault(key, tx) != tx ? holders.get(key).ended : null)
-                    .filter(Objects::nonNull).findFirst().orElse(null);
-            if (holderEnds == StoreFaults.NEVER && tx.lockBound == null) {
+            holderEnds = keys.stream().flatMap(key -> faults.lockedByAnother(key) ? Stream.of(StoreFaults.NEVER)
+                    : transactions.stream().filter(o -> o != tx && o.ending == Ending.OPEN && o.staged.containsKey(key))
+                    .map(o -> o.ended)).findFirst().orElse(null);
+            if (holderEnds == StoreFaults.NEVER && tx.lockWait == null) {
                 throw new IllegalStateException(keys + ": a key is locked by a transaction that never ends, "
                         + "and this one would wait forever");
             }
@@ -277,16 +210,15 @@ final class InMemoryDatabase {
                 try {
                     return Uni.createFrom().item(body.apply(tx));
                 } catch (RuntimeException failure) {
-                    tx.aborted = failure;
-                    throw failure;
+                    throw abort(tx, failure);
                 }
             }
             waiting++;
         }
         Uni<Void> waited = Uni.createFrom().completionStage(holderEnds.copy()); // a waiter giving up cancels its copy
-        if (tx.lockBound != null) {
-            waited = waited.ifNoItem().after(tx.lockBound).failWith(() -> abort(tx, new LockNotAvailable(
-                    "canceling statement due to lock timeout: " + keys)));
+        if (tx.lockWait != null) {
+            waited = waited.ifNoItem().after(tx.lockWait).failWith(() -> abort(tx,
+                    new Failed(Failure.LOCK_NOT_AVAILABLE, "canceling statement due to lock timeout: " + keys)));
         }
         return waited.onTermination().invoke(() -> {
             synchronized (this) {
@@ -300,27 +232,131 @@ final class InMemoryDatabase {
         return failure;
     }
 
+    @Override
+    public Uni<Claim> claim(SqlConnection tx, IdemRequest request, Instant now, Instant leaseUntil, Instant expiresAt,
+                            JsonObject payload) {
+        return statement(tx, List.of(DedupStore.batchKey(request)), true, t -> inserted(t, new DedupRecord(request.scope(),
+                request.key(), request.fingerprint(), DedupRecord.Status.PROCESSING, null, 1, leaseUntil, now, now,
+                expiresAt), payload) ? Claim.WON : Claim.EXISTS)
+                .onFailure(f -> classify(f) == Failure.LOCK_NOT_AVAILABLE).recoverWithItem(Claim.LOCKED);
+    }
+
+    @Override
+    public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                                      List<Instant> expiresAt) {
+        List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
+        return statement(tx, keys, true, t -> {
+            faults.recording();
+            if (new HashSet<>(keys).size() < keys.size()) {
+                throw new Failed(Failure.OTHER, "ON CONFLICT DO NOTHING met the same key twice in one statement: " + keys);
+            }
+            Set<String> written = new HashSet<>();
+            for (int i = 0; i < requests.size(); i++) {
+                IdemRequest r = requests.get(i);
+                if (inserted(t, new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE,
+                        JsonText.decode(results.get(i)), 1, null, now, now, expiresAt.get(i)), null)) {
+                    written.add(keys.get(i));
+                }
+            }
+            return written;
+        });
+    }
+
+    @Override
+    public Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests) {
+        List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
+        return statement(on, keys, false, t -> {
+            Map<String, DedupRecord> found = new HashMap<>();
+            keys.forEach(key -> t.visible(key).ifPresent(stored -> found.put(key, stored.record())));
+            return found;
+        });
+    }
+
+    @Override
+    public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
+        return swap(on, seen, r -> r.leaseUntil().isBefore(now), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
+                r.status(), r.result(), r.attempts() + 1, until, r.createdAt(), now, r.expiresAt()), null, now)
+                .map(taken -> taken.map(s -> new Lease(seen.request(), s.payload(), until, s.record().attempts())));
+    }
+
+    @Override
+    public Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
+        return swap(tx, held, r -> r.attempts() == held.attempt(), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
+                DedupRecord.Status.DONE, result, r.attempts(), null, r.createdAt(), now, r.expiresAt()), null, null)
+                .map(Optional::isPresent);
+    }
+
+    @Override
+    public Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now) {
+        DedupRecord.Status status = retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING;
+        return swap(on, held, r -> r.attempts() == held.attempt(), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
+                status, r.result(), r.attempts(), retryAt, r.createdAt(), now, r.expiresAt()), error, null)
+                .map(Optional::isPresent);
+    }
+
+    /**
+     * The compare-and-set after a claim: {@code change} of the key's row if it is PROCESSING under
+     * {@code hold}'s lease and {@code holds}; a DONE row drops its payload. A takeover passes its {@code now}.
+     */
+    private Uni<Optional<Stored>> swap(SqlClient on, Lease hold, Predicate<DedupRecord> holds,
+                                       Function<DedupRecord, DedupRecord> change, String error, Instant takingOver) {
+        String key = DedupStore.batchKey(hold.request());
+        return statement(on, List.of(key), true, t -> {
+            if (takingOver != null) {
+                faults.takingOver(key, takingOver);
+            }
+            return t.visible(key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
+                    && s.record().leaseUntil().equals(hold.until()) && holds.test(s.record())).map(s -> {
+                DedupRecord r = change.apply(s.record());
+                return stage(t, key, new Stored(r, r.status() == DedupRecord.Status.DONE ? null : s.payload(),
+                        error == null ? s.lastError() : error, s.writtenIn(), t.id));
+            });
+        });
+    }
+
+    @Override
+    public Failure classify(Throwable failure) {
+        return failure instanceof Failed failed ? failed.kind : Failure.OTHER;
+    }
+
+    /** Inserts {@code record} in {@code tx} unless its key has a row: true when it did. */
+    private boolean inserted(Tx tx, DedupRecord record, JsonObject payload) {
+        String key = DedupStore.batchKey(record.scope(), record.key());
+        if (faults.inserting(key) || tx.visible(key).isPresent()) {
+            return false;
+        }
+        stage(tx, key, new Stored(record, payload, null, tx.id, tx.id));
+        return true;
+    }
+
+    /** Writes {@code stored} in {@code tx}, once it passed the table's constraints. */
+    private Stored stage(Tx tx, String key, Stored stored) {
+        DedupRecord r = stored.record();
+        if (r.status() == DedupRecord.Status.DONE ? r.result() == null
+                : r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil() == null) {
+            throw new Failed(Failure.OTHER, "violates check constraint dedup_record_"
+                    + (r.status() == DedupRecord.Status.DONE ? "done_has_result" : "processing_has_lease"));
+        }
+        if ((r.scope() + r.key() + r.fingerprint() + stored.lastError()).indexOf('\0') >= 0
+                || (String.valueOf(r.result()) + stored.payload()).contains("\\u0000")) {
+            throw new Failed(Failure.INVALID_DATA, "invalid byte sequence for encoding \"UTF8\": 0x00");
+        }
+        tx.staged.put(key, stored);
+        return stored;
+    }
+
     /** A SQL handle that only names a transaction: any use of it fails, saying how a work is tested instead. */
-    private static <T> T placeholder(Class<T> type, String name) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) ->
-                switch (method.getName()) {
+    private static io.vertx.sqlclient.SqlConnection placeholder(String name) {
+        Class<?> type = io.vertx.sqlclient.SqlConnection.class;
+        return (io.vertx.sqlclient.SqlConnection) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "equals" -> proxy == args[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "toString" -> name;
                     default -> throw new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL: "
-                            + method.getName() + "() was called on the connection of " + name + ", which has no "
-                            + "database behind it. Give the work a repository the test can replace: the service's sends "
-                            + "its statements through this connection; the test's keeps its rows in memory and hands "
-                            + "each change to PipelineKit.Database#write(tx, change), so that the change commits or "
-                            + "rolls back with the key's record. To test the SQL itself, run the work against a real "
-                            + "database with @QuarkusTest.");
-                }));
-    }
-
-    /** {@code stored} written in {@code tx}, which holds its key until it ends. */
-    Stored stage(Tx tx, String key, Stored stored) {
-        tx.staged.put(key, stored);
-        holders.put(key, tx);
-        return stored;
+                            + method.getName() + "() was called on the connection of " + name + ". Give the work a "
+                            + "repository the test replaces with one that hands each change to PipelineKit.Database#write"
+                            + "(tx, change), which commits or rolls back with the key's record; test SQL with @QuarkusTest.");
+                });
     }
 }

@@ -7,33 +7,33 @@ import java.util.Set;
 /** The store contract of the in-memory store the protocols' tests and the kit run on. */
 class InMemoryDedupStoreTest extends DedupStoreContract {
 
-    private InMemoryDedupStore memory;
+    private InMemoryDatabase memory;
 
     @Override
     DedupStore emptyStore() {
-        memory = new InMemoryDedupStore();
+        memory = new InMemoryDatabase();
         return memory;
     }
 
     @Override
     DedupStore unreachable() {
-        InMemoryDedupStore down = new InMemoryDedupStore();
-        down.db.faults.goDown();
+        InMemoryDatabase down = new InMemoryDatabase();
+        down.faults.goDown();
         return down;
     }
 
     @Override
     Uni<Void> insertRow(SqlConnection tx, String name) {
-        return memory.db.insert(tx, name, name);
+        return memory.insert(tx, name, name);
     }
 
     @Override
     Set<String> rows() {
-        return memory.db.rows().keySet();
+        return memory.rows().keySet();
     }
 
     @Override
     boolean aStatementWaits() {
-        return memory.db.waiting() > 0;
+        return memory.waiting() > 0;
     }
 }

@@ -34,7 +34,7 @@ class OnePhaseTest {
         assertEquals(result("o-1"), stored.record().result());
         assertEquals(PipelineRig.START.plus(Duration.ofDays(7)), stored.record().expiresAt());
         // the record and the work's change commit in one transaction
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
         assertEquals(rig.db.transactions().get(0).id, stored.writtenIn());
         assertEquals(Map.of("effect:o-1", order.fingerprint()), rig.db.rows());
         assertEquals(List.of(new Marked(order, JsonText.encode(result("o-1")), true)), rig.cache.marked());
@@ -44,7 +44,7 @@ class OnePhaseTest {
         Outcome copy = await(rig.pipeline.execute(order, rig.applying(order)));
         assertEquals(new Outcome.Duplicate(Layer.REDIS, result("o-1")), copy);
         assertEquals(1, rig.runs("o-1"));
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
     }
 
     @Test
@@ -54,7 +54,7 @@ class OnePhaseTest {
         Outcome outcome = await(rig.pipeline.execute(order, rig.applying(order)));
 
         assertEquals(new Outcome.Duplicate(Layer.REDIS, result("o-1")), outcome);
-        assertEquals(0, rig.db.transactionsRun());
+        assertEquals(0, rig.db.transactions().size());
         assertEquals(0, rig.runs("o-1"));
         assertEquals(List.of(), rig.cache.marked());
         assertEquals(1.0, rig.count("idem.pipeline.duplicates", "scope", "orders", "layer", "redis"));
@@ -67,7 +67,7 @@ class OnePhaseTest {
         Outcome outcome = await(rig.pipeline.execute(order, rig.applying(order)));
 
         assertEquals(new Outcome.KeyReused(), outcome);
-        assertEquals(0, rig.db.transactionsRun());
+        assertEquals(0, rig.db.transactions().size());
         assertEquals(0, rig.runs("o-1"));
         assertEquals(1.0, rig.count("idem.pipeline.outcomes", "scope", "orders", "outcome", "KEY_REUSED"));
     }
@@ -131,7 +131,7 @@ class OnePhaseTest {
         assertEquals(new Outcome.Duplicate(Layer.DB, result("o-1")), copy);
         assertEquals(1, rig.runs("o-1"));
         assertEquals(Map.of("effect:o-1", order.fingerprint()), rig.db.rows());
-        assertEquals(2, rig.db.transactionsRun());
+        assertEquals(2, rig.db.transactions().size());
     }
 
     @Test
@@ -154,7 +154,8 @@ class OnePhaseTest {
     void aStoreOutageFailsTheDelivery() {
         rig.faults.goDown();
 
-        assertThrows(InMemoryDatabase.Outage.class, () -> await(rig.pipeline.execute(order, rig.applying(order))));
+        assertEquals(DedupStore.Failure.UNAVAILABLE, assertThrows(InMemoryDatabase.Failed.class,
+                () -> await(rig.pipeline.execute(order, rig.applying(order)))).kind);
         assertEquals(List.of(), rig.cache.marked());
         assertEquals(0.0, rig.count("idem.pipeline.outcomes"));
     }

@@ -22,9 +22,9 @@ final class PipelineRig {
     static final Instant START = Instant.parse("2025-03-01T10:00:00Z");
 
     final MovableClock clock = new MovableClock(START);
-    /** The committed records and business rows, and the transactions the pipeline ran. */
+    /** The store: the committed records and business rows, and the transactions the pipeline ran. */
     final InMemoryDatabase db = new InMemoryDatabase();
-    final InMemoryDedupStore store = new InMemoryDedupStore(db);
+    final DedupStore store = db;
     /** What other processes do to the database meanwhile, and statements that fail: arranged by a test. */
     final StoreFaults faults = db.faults;
     final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> db.committed(request)

@@ -119,10 +119,10 @@ final class StoreFaults {
     /** Before a statement writes business row {@code name}: fails it if arranged. */
     synchronized void writing(String name) {
         if (failingRows.contains(name)) {
-            throw new InMemoryDatabase.StatementFailed("cannot write " + name);
+            throw new InMemoryDatabase.Failed(DedupStore.Failure.OTHER, "cannot write " + name);
         }
         if (refusedRows.contains(name)) {
-            throw new InMemoryDatabase.InvalidData("invalid byte sequence in " + name);
+            throw new InMemoryDatabase.Failed(DedupStore.Failure.INVALID_DATA, "invalid byte sequence in " + name);
         }
     }
 
@@ -131,7 +131,7 @@ final class StoreFaults {
         if (downOnRecord) {
             downOnRecord = false;
             down = true;
-            throw new InMemoryDatabase.Outage("connection reset while writing the records");
+            throw new InMemoryDatabase.Failed(DedupStore.Failure.UNAVAILABLE, "connection reset while writing the records");
         }
     }
 

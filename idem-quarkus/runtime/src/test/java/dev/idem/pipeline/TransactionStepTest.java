@@ -82,12 +82,12 @@ class TransactionStepTest {
         PipelineRig once = new PipelineRig();
         once.faults.vanishesMeanwhile("orders", "a-1", 1);
         assertEquals(new Outcome.Processed(result("a-1")), await(once.pipeline.execute(a, once.applying(a))));
-        assertEquals(2, once.db.transactionsRun());
+        assertEquals(2, once.db.transactions().size());
 
         PipelineRig twice = new PipelineRig();
         twice.faults.vanishesMeanwhile("orders", "a-1", 2);
         assertEquals(Outcomes.inFlight(twice.config), await(twice.pipeline.execute(a, twice.applying(a))));
-        assertEquals(2, twice.db.transactionsRun());
+        assertEquals(2, twice.db.transactions().size());
         assertTrue(twice.db.committed(a).isEmpty());
         assertEquals(Map.of(), twice.db.rows());
     }
@@ -126,7 +126,7 @@ class TransactionStepTest {
             assertEquals(outcomes.get(i), await(alone.pipeline.execute(item.request(), item.work())), "item " + i);
         }
         // one transaction; each answer is recorded in it, the refusal too (it wrote nothing)
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
         long tx = rig.db.transactions().get(0).id;
         assertEquals(result("k1"), recorded(rig, applied, tx));
         assertEquals(result("k2"), recorded(rig, already, tx));
@@ -150,8 +150,8 @@ class TransactionStepTest {
 
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 settled.get(0));
-        assertInstanceOf(InMemoryDatabase.StatementFailed.class,
-                assertInstanceOf(Settled.Failed.class, settled.get(1)).failure());
+        assertEquals(DedupStore.Failure.OTHER, assertInstanceOf(InMemoryDatabase.Failed.class,
+                assertInstanceOf(Settled.Failed.class, settled.get(1)).failure()).kind);
         assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
                 settled.get(2));
         // the group failed as a whole, then each delivery ran alone
@@ -201,8 +201,8 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig();
         rig.faults.failWritesOf("effect:b-1");
 
-        assertThrows(InMemoryDatabase.StatementFailed.class,
-                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c)))));
+        assertEquals(DedupStore.Failure.OTHER, assertThrows(InMemoryDatabase.Failed.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))))).kind);
 
         assertEquals(Set.of(key(a), key(c)), rig.db.committedRecords().keySet());
         assertEquals(List.of(a, c), rig.cache.marked().stream().map(Marked::request).toList());
@@ -217,10 +217,10 @@ class TransactionStepTest {
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(3, settled.size());
-        settled.forEach(s -> assertInstanceOf(InMemoryDatabase.Outage.class,
-                assertInstanceOf(Settled.Failed.class, s).failure()));
+        settled.forEach(s -> assertEquals(DedupStore.Failure.UNAVAILABLE, assertInstanceOf(InMemoryDatabase.Failed.class,
+                assertInstanceOf(Settled.Failed.class, s).failure()).kind));
         // not run delivery by delivery: no delivery alone would get past an outage
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
         assertEquals(Map.of(), rig.db.committedRecords());
         assertEquals(Map.of(), rig.db.rows());
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
@@ -231,8 +231,8 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig();
         rig.faults.goDownOnRecord();
 
-        assertThrows(InMemoryDatabase.Outage.class,
-                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b)))));
+        assertEquals(DedupStore.Failure.UNAVAILABLE, assertThrows(InMemoryDatabase.Failed.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b))))).kind);
         assertEquals(List.of(), rig.cache.marked());
         assertEquals(Map.of(), rig.db.committedRecords());
     }
@@ -265,7 +265,7 @@ class TransactionStepTest {
                 new Outcome.Duplicate(Layer.REDIS, result("a-1")),
                 new Outcome.Processed(result("b-1"))), outcomes);
         assertEquals(1, rig.runs("a-1"));
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
     }
 
     @Test

@@ -57,7 +57,7 @@ class TwoPhaseTest {
         assertNull(stored.record().leaseUntil());
         assertNull(stored.payload());
         // the claim commits alone; the confirmation and the business change in a second transaction
-        assertEquals(2, rig.db.transactionsRun());
+        assertEquals(2, rig.db.transactions().size());
         assertEquals(rig.db.transactions().get(0).id, stored.writtenIn());
         assertEquals(rig.db.transactions().get(1).id, stored.changedIn());
         assertEquals(List.of(payload), provider.performed);

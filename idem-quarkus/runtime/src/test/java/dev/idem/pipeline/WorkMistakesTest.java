@@ -49,7 +49,7 @@ class WorkMistakesTest {
         assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.db.rows());
         assertEquals(Set.of(DedupStore.batchKey(a), DedupStore.batchKey(b)), rig.db.committedRecords().keySet());
         assertEquals(1, runs.get());
-        assertEquals(2, rig.db.transactionsRun());
+        assertEquals(2, rig.db.transactions().size());
         assertEquals(1.0, rig.count("idem.pipeline.group.retries", "reason", "refused"));
     }
 
@@ -66,14 +66,14 @@ class WorkMistakesTest {
                 assertInstanceOf(Settled.Decided.class, settled.get(1)).outcome());
         assertEquals(Map.of("effect:a-1", a.fingerprint()), rig.db.rows());
         assertEquals(Set.of(DedupStore.batchKey(a)), rig.db.committedRecords().keySet());
-        assertEquals(2, rig.db.transactionsRun());
+        assertEquals(2, rig.db.transactions().size());
 
         // alone, the one transaction is rolled back and that is all
         PipelineRig alone = new PipelineRig();
         Work refusesAlone = tx -> alone.db.write(tx, "effect:b-1", "half-done")
                 .replaceWith(Effect.Rejected.forNow("CARD_NOT_FOUND", "no card yet"));
         await(alone.protocol.transact(List.of(new Pending(b, refusesAlone, false))));
-        assertEquals(1, alone.db.transactionsRun());
+        assertEquals(1, alone.db.transactions().size());
         assertTrue(alone.db.rows().isEmpty());
     }
 
@@ -83,7 +83,7 @@ class WorkMistakesTest {
                 new Pending(b, rig.work(b, new Effect.Rejected("NOT_YET", "come back later")), false))));
 
         assertInstanceOf(Outcome.Rejected.class, ((Settled.Decided) settled.get(1)).outcome());
-        assertEquals(1, rig.db.transactionsRun());
+        assertEquals(1, rig.db.transactions().size());
         assertEquals(0.0, rig.count("idem.pipeline.group.retries"));
     }
 
