@@ -202,10 +202,6 @@ final class InMemoryDatabase implements DedupStore {
             holderEnds = keys.stream().flatMap(key -> faults.lockedByAnother(key) ? Stream.of(StoreFaults.NEVER)
                     : transactions.stream().filter(o -> o != tx && o.ending == Ending.OPEN && o.staged.containsKey(key))
                     .map(o -> o.ended)).findFirst().orElse(null);
-            if (holderEnds == StoreFaults.NEVER && tx.lockWait == null) {
-                throw new IllegalStateException(keys + ": a key is locked by a transaction that never ends, "
-                        + "and this one would wait forever");
-            }
             if (holderEnds == null) {
                 try {
                     return Uni.createFrom().item(body.apply(tx));
@@ -247,9 +243,6 @@ final class InMemoryDatabase implements DedupStore {
         List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
         return statement(tx, keys, true, t -> {
             faults.recording();
-            if (new HashSet<>(keys).size() < keys.size()) {
-                throw new Failed(Failure.OTHER, "ON CONFLICT DO NOTHING met the same key twice in one statement: " + keys);
-            }
             Set<String> written = new HashSet<>();
             for (int i = 0; i < requests.size(); i++) {
                 IdemRequest r = requests.get(i);

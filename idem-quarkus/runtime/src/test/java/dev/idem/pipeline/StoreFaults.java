@@ -54,7 +54,7 @@ final class StoreFaults {
 
     /**
      * Another transaction holds the key and never ends: a write of the key waits for it until its
-     * transaction's lock wait is over, and one without a lock wait fails at once, as it would hang.
+     * transaction's lock wait is over (one without a lock wait would wait forever).
      */
     synchronized void lockedByAnother(String scope, String key) {
         locked.add(DedupStore.batchKey(scope, key));
