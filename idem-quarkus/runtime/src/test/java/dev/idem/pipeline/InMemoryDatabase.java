@@ -52,8 +52,8 @@ final class InMemoryDatabase implements DedupStore {
         final long id = transactions.size() + 1;
         final SqlConnection handle = new SqlConnection(placeholder("transaction " + id));
         final Map<String, Stored> staged = new LinkedHashMap<>();
-        final Map<String, String> stagedRows = new LinkedHashMap<>();
-        final List<Runnable> atCommit = new ArrayList<>();
+        /** What its commit applies besides its records: business rows by name, a repository's changes. */
+        final Map<Object, Runnable> atCommit = new LinkedHashMap<>();
         /** The dedup keys it looked up or wrote, in that order. */
         final Set<String> touched = new LinkedHashSet<>();
         final CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -115,17 +115,17 @@ final class InMemoryDatabase implements DedupStore {
     private Uni<Void> row(SqlConnection tx, String name, String value, boolean unique) {
         return statement(tx, List.of(), false, t -> {
             faults.writing(name);
-            if (unique && (t.stagedRows.containsKey(name) || rows.containsKey(name))) {
+            if (unique && (t.atCommit.containsKey(name) || rows.containsKey(name))) {
                 throw new Failed(Failure.UNIQUE_VIOLATION, "duplicate key value violates unique constraint on " + name);
             }
-            return t.stagedRows.put(name, value);
+            return t.atCommit.put(name, () -> rows.put(name, value));
         }).replaceWithVoid();
     }
 
     /** A statement of a test's repository in {@code tx}, failing as any would: {@code change} runs if it commits. */
     Uni<Void> atCommit(SqlConnection tx, Runnable change) {
         Objects.requireNonNull(change, "change");
-        return statement(tx, List.of(), false, t -> t.atCommit.add(change)).replaceWithVoid();
+        return statement(tx, List.of(), false, t -> t.atCommit.put(new Object(), change)).replaceWithVoid();
     }
 
     @Override
@@ -167,8 +167,7 @@ final class InMemoryDatabase implements DedupStore {
             tx.ending = ending;
             if (ending == Ending.COMMITTED) {
                 committed.putAll(tx.staged);
-                rows.putAll(tx.stagedRows);
-                tx.atCommit.forEach(Runnable::run);
+                tx.atCommit.values().forEach(Runnable::run);
             }
         }
         tx.ended.complete(null);
