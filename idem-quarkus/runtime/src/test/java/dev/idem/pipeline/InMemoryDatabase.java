@@ -266,42 +266,41 @@ final class InMemoryDatabase implements DedupStore {
 
     @Override
     public Uni<Optional<Lease>> takeOver(SqlClient on, Lease seen, Instant until, Instant now) {
-        return swap(on, seen, r -> r.leaseUntil().isBefore(now), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
-                r.status(), r.result(), r.attempts() + 1, until, r.createdAt(), now, r.expiresAt()), null, now)
+        return swap(on, seen, true, now, DedupRecord.Status.PROCESSING, null, until, null)
                 .map(taken -> taken.map(s -> new Lease(seen.request(), s.payload(), until, s.record().attempts())));
     }
 
     @Override
     public Uni<Boolean> confirm(SqlConnection tx, Lease held, JsonObject result, Instant now) {
-        return swap(tx, held, r -> r.attempts() == held.attempt(), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
-                DedupRecord.Status.DONE, result, r.attempts(), null, r.createdAt(), now, r.expiresAt()), null, null)
-                .map(Optional::isPresent);
+        return swap(tx, held, false, now, DedupRecord.Status.DONE, result, null, null).map(Optional::isPresent);
     }
 
     @Override
     public Uni<Boolean> release(SqlClient on, Lease held, Instant retryAt, String error, Instant now) {
         DedupRecord.Status status = retryAt == null ? DedupRecord.Status.FAILED : DedupRecord.Status.PROCESSING;
-        return swap(on, held, r -> r.attempts() == held.attempt(), r -> new DedupRecord(r.scope(), r.key(), r.fingerprint(),
-                status, r.result(), r.attempts(), retryAt, r.createdAt(), now, r.expiresAt()), error, null)
-                .map(Optional::isPresent);
+        return swap(on, held, false, now, status, null, retryAt, error).map(Optional::isPresent);
     }
 
     /**
-     * The compare-and-set after a claim: {@code change} of the key's row if it is PROCESSING under
-     * {@code hold}'s lease and {@code holds}; a DONE row drops its payload. A takeover passes its {@code now}.
+     * The UPDATE of a claimed key, as {@link PgDedupStore}'s three: while the row is PROCESSING under {@code hold}'s
+     * lease and attempt (or, taken over, past that lease), it gets {@code status} and {@code leaseUntil}, a takeover
+     * a new attempt, DONE its {@code result} without the payload.
      */
-    private Uni<Optional<Stored>> swap(SqlClient on, Lease hold, Predicate<DedupRecord> holds,
-                                       Function<DedupRecord, DedupRecord> change, String error, Instant takingOver) {
+    private Uni<Optional<Stored>> swap(SqlClient on, Lease hold, boolean takeOver, Instant now, DedupRecord.Status status,
+                                       JsonObject result, Instant leaseUntil, String error) {
         String key = DedupStore.batchKey(hold.request());
+        boolean done = status == DedupRecord.Status.DONE;
         return statement(on, List.of(key), true, t -> {
-            if (takingOver != null) {
-                faults.takingOver(key, takingOver);
+            if (takeOver) {
+                faults.takingOver(key, now);
             }
             return t.visible(key).filter(s -> s.record().status() == DedupRecord.Status.PROCESSING
-                    && s.record().leaseUntil().equals(hold.until()) && holds.test(s.record())).map(s -> {
-                DedupRecord r = change.apply(s.record());
-                return stage(t, key, new Stored(r, r.status() == DedupRecord.Status.DONE ? null : s.payload(),
-                        error == null ? s.lastError() : error, s.writtenIn(), t.id));
+                    && s.record().leaseUntil().equals(hold.until())
+                    && (takeOver ? hold.until().isBefore(now) : s.record().attempts() == hold.attempt())).map(s -> {
+                DedupRecord r = s.record();
+                return stage(t, key, new Stored(new DedupRecord(r.scope(), r.key(), r.fingerprint(), status,
+                        done ? result : r.result(), r.attempts() + (takeOver ? 1 : 0), leaseUntil, r.createdAt(), now,
+                        r.expiresAt()), done ? null : s.payload(), error == null ? s.lastError() : error, s.writtenIn(), t.id));
             });
         });
     }
