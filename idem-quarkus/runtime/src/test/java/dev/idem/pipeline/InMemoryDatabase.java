@@ -129,13 +129,13 @@ final class InMemoryDatabase implements DedupStore {
     }
 
     @Override
-    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
-                                  Predicate<T> commit) {
+    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
         return Uni.createFrom().deferred(() -> {
             Tx tx = begin(lockWait.orElse(null));
             return Uni.createFrom().deferred(() -> body.apply(tx.handle))
                     .onItemOrFailure().call(() -> Uni.createFrom().completionStage(tx.endGate))
-                    .invoke(result -> end(tx, commit.test(result))).onFailure().invoke(f -> finish(tx, Ending.FAILED));
+                    .invoke(result -> end(tx, commit.test(result) ? Ending.COMMITTED : Ending.ROLLED_BACK))
+                    .onFailure().invoke(f -> end(tx, Ending.FAILED));
         });
     }
 
@@ -149,20 +149,17 @@ final class InMemoryDatabase implements DedupStore {
         return tx;
     }
 
-    private void end(Tx tx, boolean commit) {
-        if (faults.down()) {
-            throw new Failed(Failure.UNAVAILABLE, "connection lost at the end of transaction " + tx.id);
-        }
-        if (commit && tx.aborted != null) {
-            throw new Failed(Failure.OTHER, "COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage());
-        }
-        finish(tx, commit ? Ending.COMMITTED : Ending.ROLLED_BACK);
-    }
-
-    private void finish(Tx tx, Ending ending) {
+    /** Ends {@code tx} as {@code ending} unless it ended: a COMMIT or ROLLBACK that fails leaves it to end FAILED. */
+    private void end(Tx tx, Ending ending) {
         synchronized (this) {
             if (tx.ending != Ending.OPEN) {
                 return;
+            }
+            if (ending != Ending.FAILED && faults.down()) {
+                throw new Failed(Failure.UNAVAILABLE, "connection lost at the end of transaction " + tx.id);
+            }
+            if (ending == Ending.COMMITTED && tx.aborted != null) {
+                throw new Failed(Failure.OTHER, "COMMIT of an aborted transaction rolled back: " + tx.aborted.getMessage());
             }
             tx.ending = ending;
             if (ending == Ending.COMMITTED) {
@@ -323,10 +320,10 @@ final class InMemoryDatabase implements DedupStore {
     /** Writes {@code stored} in {@code tx}, once it passed the table's constraints. */
     private Stored stage(Tx tx, String key, Stored stored) {
         DedupRecord r = stored.record();
-        if (r.status() == DedupRecord.Status.DONE ? r.result() == null
-                : r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil() == null) {
+        boolean done = r.status() == DedupRecord.Status.DONE;
+        if (done ? r.result() == null : r.status() == DedupRecord.Status.PROCESSING && r.leaseUntil() == null) {
             throw new Failed(Failure.OTHER, "violates check constraint dedup_record_"
-                    + (r.status() == DedupRecord.Status.DONE ? "done_has_result" : "processing_has_lease"));
+                    + (done ? "done_has_result" : "processing_has_lease"));
         }
         if ((r.scope() + r.key() + r.fingerprint() + stored.lastError()).indexOf('\0') >= 0
                 || (String.valueOf(r.result()) + stored.payload()).contains("\\u0000")) {
@@ -344,10 +341,9 @@ final class InMemoryDatabase implements DedupStore {
                     case "equals" -> proxy == args[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "toString" -> name;
-                    default -> throw new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL: "
-                            + method.getName() + "() was called on the connection of " + name + ". Give the work a "
-                            + "repository the test replaces with one that hands each change to PipelineKit.Database#write"
-                            + "(tx, change), which commits or rolls back with the key's record; test SQL with @QuarkusTest.");
+                    default -> throw new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL ("
+                            + method.getName() + "() on " + name + "): hand changes to PipelineKit.Database#write; "
+                            + "test SQL with @QuarkusTest.");
                 });
     }
 }
