@@ -246,6 +246,10 @@ class PgDedupStore implements DedupStore {
     /** Postgres classes 08, 53, 57, 58 and XX, a cut connection or no answer in time: the store failed. */
     @Override
     public Failure classify(Throwable failure) {
+        return failureOf(failure);
+    }
+
+    static Failure failureOf(Throwable failure) {
         if (failure instanceof PgException pg) {
             String state = pg.getSqlState();
             if (state == null || state.length() < 2 || SERVER_FAILURES.contains(state.substring(0, 2))

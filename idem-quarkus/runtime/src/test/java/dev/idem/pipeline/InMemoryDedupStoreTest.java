@@ -12,14 +12,14 @@ class InMemoryDedupStoreTest extends DedupStoreContract {
     @Override
     DedupStore emptyStore() {
         memory = new InMemoryDatabase();
-        return memory;
+        return new InMemoryDedupStore(memory);
     }
 
     @Override
     DedupStore unreachable() {
         InMemoryDatabase down = new InMemoryDatabase();
         down.faults.goDown();
-        return down;
+        return new InMemoryDedupStore(down);
     }
 
     @Override

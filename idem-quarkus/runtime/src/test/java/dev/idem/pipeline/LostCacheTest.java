@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -180,9 +181,9 @@ class LostCacheTest {
     void aFailedTransactionGivesItsClaimBack() {
         rig.faults.failWritesOf("effect:k-1");
 
-        assertEquals(DedupStore.Failure.OTHER, assertInstanceOf(InMemoryDatabase.Failed.class,
+        assertEquals(DedupStore.Failure.OTHER, rig.store.classify(assertInstanceOf(PgException.class,
                 org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
-                        () -> await(rig.pipeline.execute(redeem, rig.applying(redeem))))).kind);
+                        () -> await(rig.pipeline.execute(redeem, rig.applying(redeem)))))));
         assertEquals(Optional.empty(), await(rig.cache.peek(redeem.scope(), redeem.key())));
     }
 }

@@ -12,6 +12,7 @@ import dev.idem.pipeline.InMemoryDedupCache.Marked;
 import dev.idem.pipeline.InMemoryDatabase.Ending;
 import dev.idem.pipeline.InMemoryDatabase.Stored;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -154,8 +155,8 @@ class OnePhaseTest {
     void aStoreOutageFailsTheDelivery() {
         rig.faults.goDown();
 
-        assertEquals(DedupStore.Failure.UNAVAILABLE, assertThrows(InMemoryDatabase.Failed.class,
-                () -> await(rig.pipeline.execute(order, rig.applying(order)))).kind);
+        assertEquals(DedupStore.Failure.UNAVAILABLE, rig.store.classify(assertThrows(PgException.class,
+                () -> await(rig.pipeline.execute(order, rig.applying(order))))));
         assertEquals(List.of(), rig.cache.marked());
         assertEquals(0.0, rig.count("idem.pipeline.outcomes"));
     }

@@ -24,7 +24,7 @@ final class PipelineRig {
     final MovableClock clock = new MovableClock(START);
     /** The store: the committed records and business rows, and the transactions the pipeline ran. */
     final InMemoryDatabase db = new InMemoryDatabase();
-    final DedupStore store = db;
+    final DedupStore store = new InMemoryDedupStore(db);
     /** What other processes do to the database meanwhile, and statements that fail: arranged by a test. */
     final StoreFaults faults = db.faults;
     final InMemoryDedupCache cache = new InMemoryDedupCache().witnessing(request -> db.committed(request)

@@ -119,10 +119,10 @@ final class StoreFaults {
     /** Before a statement writes business row {@code name}: fails it if arranged. */
     synchronized void writing(String name) {
         if (failingRows.contains(name)) {
-            throw new InMemoryDatabase.Failed(DedupStore.Failure.OTHER, "cannot write " + name);
+            throw InMemoryDatabase.failure("P0001", "cannot write " + name);
         }
         if (refusedRows.contains(name)) {
-            throw new InMemoryDatabase.Failed(DedupStore.Failure.INVALID_DATA, "invalid byte sequence in " + name);
+            throw InMemoryDatabase.failure("22021", "invalid byte sequence in " + name);
         }
     }
 
@@ -131,7 +131,7 @@ final class StoreFaults {
         if (downOnRecord) {
             downOnRecord = false;
             down = true;
-            throw new InMemoryDatabase.Failed(DedupStore.Failure.UNAVAILABLE, "connection reset while writing the records");
+            throw InMemoryDatabase.failure("08006", "connection reset while writing the records");
         }
     }
 

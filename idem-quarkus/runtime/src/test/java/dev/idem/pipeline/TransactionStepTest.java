@@ -16,6 +16,7 @@ import dev.idem.pipeline.InMemoryDedupCache.Marked;
 import dev.idem.pipeline.InMemoryDatabase.Ending;
 import dev.idem.pipeline.InMemoryDatabase.Tx;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -150,8 +151,8 @@ class TransactionStepTest {
 
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
                 settled.get(0));
-        assertEquals(DedupStore.Failure.OTHER, assertInstanceOf(InMemoryDatabase.Failed.class,
-                assertInstanceOf(Settled.Failed.class, settled.get(1)).failure()).kind);
+        assertEquals(DedupStore.Failure.OTHER, rig.store.classify(assertInstanceOf(PgException.class,
+                assertInstanceOf(Settled.Failed.class, settled.get(1)).failure())));
         assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
                 settled.get(2));
         // the group failed as a whole, then each delivery ran alone
@@ -201,8 +202,8 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig();
         rig.faults.failWritesOf("effect:b-1");
 
-        assertEquals(DedupStore.Failure.OTHER, assertThrows(InMemoryDatabase.Failed.class,
-                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c))))).kind);
+        assertEquals(DedupStore.Failure.OTHER, rig.store.classify(assertThrows(PgException.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b), item(rig, c)))))));
 
         assertEquals(Set.of(key(a), key(c)), rig.db.committedRecords().keySet());
         assertEquals(List.of(a, c), rig.cache.marked().stream().map(Marked::request).toList());
@@ -217,8 +218,8 @@ class TransactionStepTest {
         List<Settled> settled = await(rig.protocol.transact(List.of(pending(rig, a), pending(rig, b), pending(rig, c))));
 
         assertEquals(3, settled.size());
-        settled.forEach(s -> assertEquals(DedupStore.Failure.UNAVAILABLE, assertInstanceOf(InMemoryDatabase.Failed.class,
-                assertInstanceOf(Settled.Failed.class, s).failure()).kind));
+        settled.forEach(s -> assertEquals(DedupStore.Failure.UNAVAILABLE, rig.store.classify(assertInstanceOf(PgException.class,
+                assertInstanceOf(Settled.Failed.class, s).failure()))));
         // not run delivery by delivery: no delivery alone would get past an outage
         assertEquals(1, rig.db.transactions().size());
         assertEquals(Map.of(), rig.db.committedRecords());
@@ -231,8 +232,8 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig();
         rig.faults.goDownOnRecord();
 
-        assertEquals(DedupStore.Failure.UNAVAILABLE, assertThrows(InMemoryDatabase.Failed.class,
-                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b))))).kind);
+        assertEquals(DedupStore.Failure.UNAVAILABLE, rig.store.classify(assertThrows(PgException.class,
+                () -> await(rig.pipeline.executeAll(List.of(item(rig, a), item(rig, b)))))));
         assertEquals(List.of(), rig.cache.marked());
         assertEquals(Map.of(), rig.db.committedRecords());
     }
