@@ -88,7 +88,7 @@ class RedisCache implements DedupCache {
     /** One key's pre-check: {@code SET key PROCESSING NX GET PX ttl}. */
     Uni<PreCheck> preCheck(IdemRequest request) {
         Context caller = Vertx.currentContext();
-        return loops.current().send(set(request, PROCESSING, "NX", "GET"))
+        return loops.send(set(request, PROCESSING, "NX", "GET"))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .invoke(outage::ok)
                 .map(RedisCache::parse)
@@ -124,7 +124,7 @@ class RedisCache implements DedupCache {
 
     /** Written only after the database committed, so DONE in Redis always has a durable twin. */
     Uni<Void> markDone(IdemRequest request, String result) {
-        return loops.current().send(set(request, doneValue(request, result)))
+        return loops.send(set(request, doneValue(request, result)))
                 .ifNoItem().after(config.redisBudget()).fail()
                 .invoke(outage::ok)
                 .<Void>replaceWithVoid()
@@ -232,7 +232,7 @@ class RedisCache implements DedupCache {
     private <A> Uni<A> scripted(List<IdemRequest> requests, String operation, Request script,
                                 Function<Response, A> read, A fallback) {
         Context caller = Vertx.currentContext();
-        return loops.current().send(script)
+        return loops.send(script)
                 .ifNoItem().after(config.redisBatchBudget()).fail()
                 .invoke(outage::ok)
                 .map(read)
