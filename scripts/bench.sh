@@ -12,6 +12,8 @@
 #            idem, at BENCH_PEER_CONCURRENCY after BENCH_PEER_WARMUP s. BENCH_PEER_START_<name> (bash -c)
 #            starts one on a fresh database, given BENCH_PEER_PORT, BENCH_PEER_DB, BENCH_PEER_DB_USER,
 #            BENCH_PEER_DB_PASSWORD, BENCH_PEER_REDIS_DB, BENCH_SECRET; else it is measured as it runs
+#            once per commit cost of BENCH_COMMITS ("shipped dear"): dear, every commit's WAL flush on the
+#            fresh databases waits BENCH_DEAR_COMMIT_US (2000) first, as a slow disk's fsync
 # Output: the table with its ratios on stdout, JSON in target/bench/. Settings: BENCH_SECONDS (10, a
 # step), BENCH_WARMUP_SECONDS, BENCH_CONCURRENCY, BENCH_STOP_GAIN, BENCH_QUICK=1 (a smoke run),
 # BENCH_APP (a quarkus-app built with -Pbench: no build), BENCH_KEEP_DATA=1, BENCH_SERVICE_OPTS,
@@ -26,6 +28,8 @@ source "$ROOT/scripts/lib/postgres.sh"
 HOST=127.0.0.1
 CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
 source "$ROOT/scripts/lib/postgres-ha.sh"
+# shellcheck source=scripts/lib/bench-peers.sh
+source "$ROOT/scripts/lib/bench-peers.sh"
 PG_PORT=5432 DB_NAME=idem DB_USER=idem DB_PASSWORD=idem REDIS_PORT=6379 REDIS_DB=6 SECRET=bench-secret
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
@@ -35,6 +39,7 @@ export BENCH_SECONDS="${BENCH_SECONDS:-10}" BENCH_WARMUP_SECONDS="${BENCH_WARMUP
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}" BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
 export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-20000}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}" BENCH_PEER_WARMUP="${BENCH_PEER_WARMUP:-120}"
+BENCH_COMMITS="${BENCH_COMMITS:-shipped dear}" BENCH_DEAR_COMMIT_US="${BENCH_DEAR_COMMIT_US:-2000}"
 BENCH_APP="${BENCH_APP:-}" BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
 ZIPKIN="${BENCH_ZIPKIN:-http://$HOST:9411}"
 PEER_DB_OWNER="${BENCH_PEER_DB_OWNER:-app}" PEER_DB_PASSWORD="${BENCH_PEER_DB_PASSWORD:-app}" PG_SUPERUSER=postgres
@@ -94,8 +99,6 @@ stop_service() {
   [[ -z $SERVICE_PID ]] || { stop_pid "$SERVICE_PID" 30 service && wait "$SERVICE_PID" 2>/dev/null || true; }
   SERVICE_PID=""
 }
-# the comparison service's whole process group: the command and whatever it started
-stop_peer() { [[ -z $PEER_PID ]] || stop_pid "-$PEER_PID" 30 "comparison service" || true; PEER_PID=""; }
 # http_run <name> <out> [option value...]: the HTTP figures of the running service (HttpPhases)
 http_run() { phase "$1" bench_java http --url "http://$HOST:$PORT" --pid "$SERVICE_PID" --run "$RUN" --out "$2" "${@:3}" || true; }
 
@@ -266,55 +269,6 @@ kafka_part() {
   fi
 }
 
-# fresh_db <name> <owner>: the database bench_<run>_<name>, dropped at the end
-fresh_db() {
-  FRESH_DB="bench_${RUN}_${1,,}"
-  pg_admin -c "CREATE DATABASE $FRESH_DB OWNER $2" >/dev/null || return 1
-  FRESH_DBS+=("$FRESH_DB")
-}
-
-# The comparison services one after the other, then idem on the kinds they were measured on.
-peers_part() {
-  local spec name kinds url start secret port i peers=() union="" fresh=()
-  for spec in ${BENCH_PEERS//,/ }; do
-    [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys)@)?(http://[^/:]+:[0-9]+)/?$ ]] ||
-      { log "BENCH_PEERS: cannot read '$spec'" && return 1; }
-    name=${BASH_REMATCH[1]} kinds=${BASH_REMATCH[3]:-callbacks+keys} url=${BASH_REMATCH[4]}
-    start="BENCH_PEER_START_$name" secret="BENCH_PEER_SECRET_$name" port=${url##*:} fresh=()
-    peers+=("$name") union+="+$kinds"
-    flush_redis
-    if [[ -n ${!start:-} ]]; then
-      port_open "$port" && log "comparison service $name: port $port is taken, so it is not started" && continue
-      fresh_db "$name" "$PEER_DB_OWNER" || continue
-      log "comparison service $name: starting it on port $port"
-      BENCH_PEER_PORT=$port BENCH_PEER_DB=$FRESH_DB BENCH_PEER_DB_USER=$PEER_DB_OWNER BENCH_PEER_DB_PASSWORD=$PEER_DB_PASSWORD \
-        BENCH_PEER_REDIS_DB=$REDIS_DB setsid bash -c "${!start}" </dev/null >"$OUT/peer-$name.log" 2>&1 8>&- &
-      PEER_PID=$!
-      for ((i = 0; i < 1200; i++)); do
-        kill -0 $PEER_PID 2>/dev/null && [[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/" || true)" == 000 ]] || break
-        sleep 0.1
-      done
-      fresh=(--fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user "$PEER_DB_OWNER" --db-password "$PEER_DB_PASSWORD")
-    fi
-    phase "comparison: $name" bench_java http --name "$name" --url "$url" --run "$RUN" --kinds "$kinds" --fixed true \
-      --pid "$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || echo 0)" \
-      --started "$([[ -n ${!start:-} ]] && echo bench || echo no)" --secret "${!secret:-$SECRET}" \
-      --out "$OUT/compare-$name.json" "${fresh[@]}" || true
-    stop_peer
-  done
-  union="$(tr '+' '\n' <<<"$union" | sed '/^$/d' | sort -u | paste -sd+ -)"
-  flush_redis
-  if fresh_db idem $DB_USER && start_service compare IDEM_OUTBOX_RELAY_ENABLED=false \
-    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
-    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"; then
-    http_run "comparison: idem" "$OUT/compare-idem.json" --kinds "$union" --fixed true \
-      --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
-    stop_service
-  fi
-  jq -n --argjson seconds "$BENCH_SECONDS" --argjson warmup "$BENCH_PEER_WARMUP" '{peers: $ARGS.positional,
-    stepSeconds: $seconds, warmupSeconds: $warmup}' --args "${peers[@]}" >"$OUT/compare.json"
-}
-
 write_meta() {
   local commit name
   commit="$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src pom.xml || echo +uncommitted)"
@@ -389,7 +343,9 @@ main() {
   if part ha; then phase postgres-ha ha_part || true; fi
   if part tracing; then phase tracing tracing_part || true; fi
   if part kafka; then kafka_part; fi
-  if part peers && [[ -n ${BENCH_PEERS:-} ]]; then phase peers peers_part || true; fi
+  if part peers && [[ -n ${BENCH_PEERS:-} ]]; then
+    for commits in $BENCH_COMMITS; do phase "peers, commits $commits" peers_part "$commits" || true; done
+  fi
   cleanup_data
   write_meta
   bench_java report --dir "$OUT" --out "$BENCH_DIR/$RUN.json" --latest "$BENCH_DIR/latest.json" --table "$BENCH_DIR/$RUN.md"

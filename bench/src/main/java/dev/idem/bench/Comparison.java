@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * The comparison part of the report: idem ÷ each comparison service, figure by figure and
  * concurrency by concurrency, from the script's {@code compare.json} (the services, in order, and
  * the settings) and one {@code compare-<name>.json} per service ({@link HttpPhases} with
- * {@code --fixed true}).
+ * {@code --fixed true}); with commits made dearer, {@code compare.dear.json} and
+ * {@code compare-<name>.dear.json}.
  */
 final class Comparison {
 
@@ -32,16 +33,20 @@ final class Comparison {
 
     private Comparison() {}
 
-    /** The comparison of the run in {@code dir}, with every service's figures; null when it had none. */
-    static JsonObject load(Path dir) throws IOException {
-        Path index = dir.resolve("compare.json");
+    /** How commits cost in a comparison: as the server ships, or each made dearer on purpose. */
+    static final List<String> COMMITS = List.of("shipped", "dear");
+
+    /** The comparison of the run in {@code dir} with {@code commits}, with every service's figures; null when it had none. */
+    static JsonObject load(Path dir, String commits) throws IOException {
+        String ext = "shipped".equals(commits) ? "" : "." + commits;
+        Path index = dir.resolve("compare" + ext + ".json");
         if (!Files.exists(index)) {
             return null;
         }
         JsonObject comparison = new JsonObject(Files.readString(index));
         JsonObject services = new JsonObject();
         for (String name : names(comparison, true)) {
-            Path file = dir.resolve("compare-" + name + ".json");
+            Path file = dir.resolve("compare-" + name + ext + ".json");
             services.put(name, Files.exists(file) ? new JsonObject(Files.readString(file))
                     : new JsonObject().put("name", name).put("error", "no figures (see the run's log)"));
         }
@@ -87,6 +92,11 @@ final class Comparison {
 
     /** The table's section: how each service ran, then one table per peer. */
     static void table(JsonObject comparison, JsonObject ratios, Consumer<String> line) {
+        line.accept("");
+        Integer delay = comparison.getInteger("commitDelayMicros");
+        line.accept("**Commits " + (delay == null ? "as Postgres ships them" : "made dearer: every WAL flush waits "
+                + delay + " µs first (`commit_delay`, `commit_siblings = 0`, on each service's database), as on a slow"
+                + " disk; commits that arrive meanwhile share the flush") + ".**");
         line.accept("");
         line.accept("Comparison services, one at a time, each on what it serves, after the same warm-up (at least "
                 + fmt(comparison.getDouble("warmupSeconds"), 0) + " s), then " + comparison.getValue("stepSeconds")

@@ -36,9 +36,11 @@ final class Report {
                 all.put(part, new JsonObject(Files.readString(file)));
             }
         }
-        JsonObject comparison = Comparison.load(dir);
-        if (comparison != null) {
-            all.put("comparison", comparison);
+        for (String commits : Comparison.COMMITS) {
+            JsonObject comparison = Comparison.load(dir, commits);
+            if (comparison != null) {
+                all.put(comparisonOf(commits), comparison);
+            }
         }
         Report report = new Report(all);
         all.put("ratios", report.ratios());
@@ -79,8 +81,20 @@ final class Report {
                     .put("tracing-" + config + "CpuOverOff", ratio(tracing(config, Report::cpuMs),
                             tracing("off", Report::cpuMs), null));
         }
-        JsonObject comparison = obj(all, "comparison");
-        return ratios.put("peers", comparison == null ? null : Comparison.ratios(comparison));
+        for (String commits : Comparison.COMMITS) {
+            JsonObject comparison = obj(all, comparisonOf(commits));
+            ratios.put(peersOf(commits), comparison == null ? null : Comparison.ratios(comparison));
+        }
+        return ratios;
+    }
+
+    /** Where the comparison with {@code commits} is kept: "comparison", "comparisonDear". */
+    private static String comparisonOf(String commits) {
+        return "shipped".equals(commits) ? "comparison" : "comparison" + Character.toUpperCase(commits.charAt(0)) + commits.substring(1);
+    }
+
+    private static String peersOf(String commits) {
+        return comparisonOf(commits).replace("comparison", "peers");
     }
 
     /** Two ramps run in step, at each concurrency both reached: a step the shared machine slowed shows here. */
@@ -130,9 +144,11 @@ final class Report {
         if (all.containsKey("tracing")) {
             tracingBesideOff();
         }
-        JsonObject comparison = obj(all, "comparison");
-        if (comparison != null) {
-            Comparison.table(comparison, all.getJsonObject("ratios").getJsonObject("peers"), this::line);
+        for (String commits : Comparison.COMMITS) {
+            JsonObject comparison = obj(all, comparisonOf(commits));
+            if (comparison != null) {
+                Comparison.table(comparison, all.getJsonObject("ratios").getJsonObject(peersOf(commits)), this::line);
+            }
         }
         return out.toString();
     }
