@@ -6,6 +6,7 @@ import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.smallrye.common.vertx.VertxContext;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.mutiny.redis.client.Redis;
@@ -17,6 +18,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,7 +67,7 @@ class LoopRedis {
             if (loop == null || clustered()) {
                 current().send(request).subscribe().with(reply::complete, reply::fail);
             } else {
-                loop.add(request, reply);
+                loop.add(request, reply, (ContextInternal) Vertx.currentContext());
             }
         });
     }
@@ -116,6 +118,7 @@ class LoopRedis {
         private final Redis client;
         private List<Request> requests = new ArrayList<>();
         private List<UniEmitter<? super Response>> replies = new ArrayList<>();
+        private List<ContextInternal> callers = new ArrayList<>();
 
         Loop(Context root, Redis client) {
             this.root = root;
@@ -123,28 +126,45 @@ class LoopRedis {
         }
 
         /** The first command of a turn sends them all once the loop is done with what it read. */
-        void add(Request request, UniEmitter<? super Response> reply) {
+        void add(Request request, UniEmitter<? super Response> reply, ContextInternal caller) {
             if (requests.isEmpty()) {
                 root.runOnContext(ignored -> sendAll());
             }
             requests.add(request);
             replies.add(reply);
+            callers.add(caller);
         }
 
         private void sendAll() {
             List<Request> sent = requests;
             List<UniEmitter<? super Response>> waiting = replies;
+            List<ContextInternal> on = callers;
             requests = new ArrayList<>();
             replies = new ArrayList<>();
-            if (sent.size() == 1) {
-                client.send(sent.get(0)).subscribe().with(waiting.get(0)::complete, waiting.get(0)::fail);
-                return;
-            }
-            client.batch(sent).subscribe().with(answers -> {
+            callers = new ArrayList<>();
+            Uni<List<Response>> answered = sent.size() == 1 ? client.send(sent.get(0)).map(Collections::singletonList)
+                    : client.batch(sent);
+            answered.subscribe().with(answers -> {
                 for (int i = 0; i < waiting.size(); i++) {
-                    waiting.get(i).complete(answers.get(i));
+                    Response answer = answers.get(i);
+                    UniEmitter<? super Response> reply = waiting.get(i);
+                    onCallers(on.get(i), () -> reply.complete(answer));
                 }
-            }, failure -> waiting.forEach(reply -> reply.fail(failure)));
+            }, failure -> {
+                for (int i = 0; i < waiting.size(); i++) {
+                    UniEmitter<? super Response> reply = waiting.get(i);
+                    onCallers(on.get(i), () -> reply.fail(failure));
+                }
+            });
+        }
+
+        /** A reply goes on in its caller's context (a request's own): its trace and log fields go with it. */
+        private static void onCallers(ContextInternal caller, Runnable reply) {
+            if (caller == null) {
+                reply.run();
+            } else {
+                caller.emit(null, ignored -> reply.run());
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package dev.idem.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.quarkus.redis.runtime.datasource.ReactiveRedisDataSourceImpl;
+import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -63,6 +64,17 @@ class LoopRedisTest {
                         .map(Response::toString).onFailure().recoverWithItem("failed"))));
         // Redis answers each; the client fails the batch whose replies hold an error, so each caller degrades
         assertEquals(List.of("failed", "failed"), seen);
+    }
+
+    @Test
+    void aReplyGoesOnInItsCallersOwnContext() throws Exception {
+        awaitOwnClient();
+        // a request runs on a duplicate of the loop's context, which carries its trace and log fields
+        Context request = VertxContext.createNewDuplicatedContext(loop);
+        CompletableFuture<Boolean> sameContext = new CompletableFuture<>();
+        request.runOnContext(ignored -> loops.send(Request.cmd(Command.PING))
+                .subscribe().with(reply -> sameContext.complete(Vertx.currentContext() == request), sameContext::completeExceptionally));
+        assertEquals(true, sameContext.get(10, TimeUnit.SECONDS));
     }
 
     /** The loop's own client is made on the loop, a turn after it was first asked for. */
