@@ -4,11 +4,11 @@ import io.quarkus.redis.client.RedisOptionsCustomizer;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.runtime.client.config.RedisConfig;
 import io.smallrye.common.vertx.VertxContext;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
-import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * A Redis client per event loop, for the commands on a request's path. Vert.x's Redis client
@@ -58,8 +59,8 @@ class LoopRedis {
 
     /**
      * Sends {@code request} with the other commands of the caller's loop in this turn, on that loop's
-     * client; the reply comes on that loop. Where one write cannot carry several commands (off a loop,
-     * a Redis Cluster, whose connections route by key) it is sent alone.
+     * client; the reply goes on in the caller's context. Where one write cannot carry several commands
+     * (off a loop, a Redis Cluster, whose connections route by key) it is sent alone.
      */
     Uni<Response> send(Request request) {
         return Uni.createFrom().emitter(reply -> {
@@ -67,7 +68,7 @@ class LoopRedis {
             if (loop == null || clustered()) {
                 current().send(request).subscribe().with(reply::complete, reply::fail);
             } else {
-                loop.add(request, reply, (ContextInternal) Vertx.currentContext());
+                loop.add(new Sent(request, reply, (ContextInternal) Vertx.currentContext()));
             }
         });
     }
@@ -116,9 +117,7 @@ class LoopRedis {
     private static final class Loop {
         private final Context root;
         private final Redis client;
-        private List<Request> requests = new ArrayList<>();
-        private List<UniEmitter<? super Response>> replies = new ArrayList<>();
-        private List<ContextInternal> callers = new ArrayList<>();
+        private List<Sent> turn = new ArrayList<>();
 
         Loop(Context root, Redis client) {
             this.root = root;
@@ -126,44 +125,35 @@ class LoopRedis {
         }
 
         /** The first command of a turn sends them all once the loop is done with what it read. */
-        void add(Request request, UniEmitter<? super Response> reply, ContextInternal caller) {
-            if (requests.isEmpty()) {
+        void add(Sent sent) {
+            if (turn.isEmpty()) {
                 root.runOnContext(ignored -> sendAll());
             }
-            requests.add(request);
-            replies.add(reply);
-            callers.add(caller);
+            turn.add(sent);
         }
 
         private void sendAll() {
-            List<Request> sent = requests;
-            List<UniEmitter<? super Response>> waiting = replies;
-            List<ContextInternal> on = callers;
-            requests = new ArrayList<>();
-            replies = new ArrayList<>();
-            callers = new ArrayList<>();
-            Uni<List<Response>> answered = sent.size() == 1 ? client.send(sent.get(0)).map(Collections::singletonList)
-                    : client.batch(sent);
+            List<Sent> sent = turn;
+            turn = new ArrayList<>();
+            Uni<List<Response>> answered = sent.size() == 1
+                    ? client.send(sent.get(0).request()).map(Collections::singletonList)
+                    : client.batch(sent.stream().map(Sent::request).toList());
             answered.subscribe().with(answers -> {
-                for (int i = 0; i < waiting.size(); i++) {
+                for (int i = 0; i < sent.size(); i++) {
                     Response answer = answers.get(i);
-                    UniEmitter<? super Response> reply = waiting.get(i);
-                    onCallers(on.get(i), () -> reply.complete(answer));
+                    sent.get(i).onCaller(reply -> reply.complete(answer));
                 }
-            }, failure -> {
-                for (int i = 0; i < waiting.size(); i++) {
-                    UniEmitter<? super Response> reply = waiting.get(i);
-                    onCallers(on.get(i), () -> reply.fail(failure));
-                }
-            });
+            }, failure -> sent.forEach(one -> one.onCaller(reply -> reply.fail(failure))));
         }
+    }
 
-        /** A reply goes on in its caller's context (a request's own): its trace and log fields go with it. */
-        private static void onCallers(ContextInternal caller, Runnable reply) {
+    /** A command, who waits for its reply, and the context that reply goes on in (a request's own, with its trace and log fields). */
+    private record Sent(Request request, UniEmitter<? super Response> reply, ContextInternal caller) {
+        void onCaller(Consumer<UniEmitter<? super Response>> answer) {
             if (caller == null) {
-                reply.run();
+                answer.accept(reply);
             } else {
-                caller.emit(null, ignored -> reply.run());
+                caller.emit(reply, answer::accept);
             }
         }
     }

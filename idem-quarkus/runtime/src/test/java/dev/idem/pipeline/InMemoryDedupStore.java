@@ -1,5 +1,7 @@
 package dev.idem.pipeline;
 
+import dev.idem.pipeline.InMemoryDatabase.Stored;
+import dev.idem.pipeline.InMemoryDatabase.Tx;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -92,7 +94,7 @@ final class InMemoryDedupStore implements DedupStore {
      * lease and attempt (or, taken over, past that lease), it gets {@code status} and {@code leaseUntil}, a takeover
      * a new attempt, DONE its {@code result} without the payload.
      */
-    private Uni<Optional<InMemoryDatabase.Stored>> swap(SqlClient on, Lease hold, boolean takeOver, Instant now, DedupRecord.Status status,
+    private Uni<Optional<Stored>> swap(SqlClient on, Lease hold, boolean takeOver, Instant now, DedupRecord.Status status,
                                        JsonObject result, Instant leaseUntil, String error) {
         String key = DedupStore.batchKey(hold.request());
         boolean done = status == DedupRecord.Status.DONE;
@@ -104,7 +106,7 @@ final class InMemoryDedupStore implements DedupStore {
                     && s.record().leaseUntil().equals(hold.until())
                     && (takeOver ? hold.until().isBefore(now) : s.record().attempts() == hold.attempt())).map(s -> {
                 DedupRecord r = s.record();
-                return t.stage(key, new InMemoryDatabase.Stored(new DedupRecord(r.scope(), r.key(), r.fingerprint(), status,
+                return t.stage(key, new Stored(new DedupRecord(r.scope(), r.key(), r.fingerprint(), status,
                         done ? result : r.result(), r.attempts() + (takeOver ? 1 : 0), leaseUntil, r.createdAt(), now,
                         r.expiresAt()), done ? null : s.payload(), error == null ? s.lastError() : error, s.writtenIn(), t.id));
             });
@@ -117,12 +119,12 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     /** Inserts {@code record} in {@code tx} unless its key has a row: true when it did. */
-    private boolean inserted(InMemoryDatabase.Tx tx, DedupRecord record, JsonObject payload) {
+    private boolean inserted(Tx tx, DedupRecord record, JsonObject payload) {
         String key = DedupStore.batchKey(record.scope(), record.key());
         if (db.faults.inserting(key) || tx.visible(key).isPresent()) {
             return false;
         }
-        tx.stage(key, new InMemoryDatabase.Stored(record, payload, null, tx.id, tx.id));
+        tx.stage(key, new Stored(record, payload, null, tx.id, tx.id));
         return true;
     }
 }
