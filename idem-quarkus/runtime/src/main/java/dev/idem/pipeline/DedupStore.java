@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * What the protocols need of the durable layer, and nothing more: the transactions a key's record
@@ -33,12 +32,24 @@ interface DedupStore {
         LOCKED
     }
 
+    /** How a transaction ends once its body answered. */
+    enum Ending {
+        COMMIT,
+        ROLLBACK,
+        /** The body ended it itself ({@link #recordAllAndCommit}). */
+        ENDED;
+
+        static Ending commitIf(boolean commit) {
+            return commit ? COMMIT : ROLLBACK;
+        }
+    }
+
     /**
-     * Runs {@code body} in one transaction on one connection and commits when {@code commit} says
-     * so; a failed body rolls back and fails the Uni. {@code lockWait} bounds every lock wait of the
+     * Runs {@code body} in one transaction on one connection and ends it as {@code ending} says; a
+     * failed body rolls back and fails the Uni. {@code lockWait} bounds every lock wait of the
      * transaction: past it the waiting statement fails as {@link Failure#LOCK_NOT_AVAILABLE}.
      */
-    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Predicate<T> commit);
+    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Function<T, Ending> ending);
 
     /**
      * Claims a two-phase key: inserts it PROCESSING under {@code leaseUntil}, with the request's
@@ -55,6 +66,15 @@ interface DedupStore {
      */
     Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
                                List<Instant> expiresAt);
+
+    /**
+     * As {@link #recordAll}, and the transaction's COMMIT goes right behind the records, without
+     * waiting for their answer: one round trip less. True when every record was written and the
+     * transaction committed; false when a key had met another transaction's committed row, and
+     * nothing committed. The transaction is over either way (unless the Uni fails).
+     */
+    Uni<Boolean> recordAllAndCommit(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                                    List<Instant> expiresAt);
 
     /** The committed records of {@code requests}, by {@link #batchKey}; a key without one is absent. */
     Uni<Map<String, DedupRecord>> findAll(SqlClient on, List<IdemRequest> requests);

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -117,6 +118,11 @@ class OnePhase {
         Open vanished() {
             return new Open(at, pending, true);
         }
+
+        /** Runs again with its key's row looked up first: another transaction may have committed one. */
+        Open suspected() {
+            return new Open(at, new Pending(request(), pending.work(), true, pending.span()), vanishedBefore);
+        }
     }
 
     /** What a work answered, how many statements it sent through its connection, how many of them changed rows. */
@@ -124,10 +130,15 @@ class OnePhase {
 
     /**
      * The results sent as records (encoded, by {@link Open#at}; a refusal not kept has none), the
-     * keys written, and the rows found in place of those not written.
+     * keys written, the rows found in place of those not written, and whether the transaction
+     * committed with them ({@link DedupStore#recordAllAndCommit}).
      */
-    record Recorded(Map<Integer, String> results, Set<String> written, Map<String, DedupRecord> found) {
+    record Recorded(Map<Integer, String> results, Set<String> written, Map<String, DedupRecord> found, boolean committed) {
         static final Recorded NOTHING = new Recorded(Map.of(), Set.of(), Map.of());
+
+        Recorded(Map<Integer, String> results, Set<String> written, Map<String, DedupRecord> found) {
+            this(results, written, found, false);
+        }
     }
 
     /** What a transaction saw, for {@link #judge}. */
@@ -139,40 +150,52 @@ class OnePhase {
          */
         record Ran(Map<String, DedupRecord> before, Map<Integer, WorkRan> works, Optional<Recorded> recorded) implements Seen {}
 
+        /**
+         * It ran, and its records, sent with its COMMIT, met another transaction's committed row:
+         * nothing committed. The suspects' rows found before any work stand.
+         */
+        record Met(Map<String, DedupRecord> before) implements Seen {}
+
         /** It failed, as {@code kind}; for a work alone that broke a unique constraint, its key's row if there is one. */
         record Failed(Throwable failure, DedupStore.Failure kind, Map<String, DedupRecord> found) implements Seen {}
     }
 
     /**
      * What one transaction came to: the deliveries it decided (by {@link Open#at}), those that run
-     * again (together, or each alone when {@code split}), whether it commits, and why deliveries run
+     * again (together, or each alone when {@code split}; {@code careful}: with records written
+     * before the commit is decided, as they may meet rows), how it ends, and why deliveries run
      * again (the metric's reason).
      */
-    record Round(Map<Integer, Settled> decided, List<Open> again, boolean split, boolean commit, Optional<String> retried) {}
+    record Round(Map<Integer, Settled> decided, List<Open> again, boolean split, boolean careful,
+                 DedupStore.Ending ending, Optional<String> retried) {}
 
     /** Steps 2 and 3 for {@code pending} (distinct keys), in one transaction or more: what became of each, in its order. */
     Uni<List<Settled>> transact(List<Pending> pending) {
         List<Open> open = IntStream.range(0, pending.size()).mapToObj(i -> new Open(i, pending.get(i), false))
                 .sorted(Comparator.comparing((Open o) -> o.request().key()).thenComparing(o -> o.request().scope()))
                 .toList();
-        return rounds(open).map(decided -> IntStream.range(0, pending.size()).mapToObj(decided::get).toList());
+        return rounds(open, false).map(decided -> IntStream.range(0, pending.size()).mapToObj(decided::get).toList());
     }
 
-    /** One transaction over {@code open}, judged; then the rounds of what it left. */
-    private Uni<Map<Integer, Settled>> rounds(List<Open> open) {
+    /**
+     * One transaction over {@code open}, judged; then the rounds of what it left. Unless
+     * {@code careful}, the records go out with the COMMIT: a key Redis had claimed seldom meets a row.
+     */
+    private Uni<Map<Integer, Settled>> rounds(List<Open> open, boolean careful) {
         if (open.isEmpty()) {
             return Uni.createFrom().item(Map.of());
         }
         open.forEach(o -> o.pending().span().grouped(open.size()));
-        return store.transaction(lockBound(open), tx -> observe(tx, open).map(seen -> judge(open, seen, config)), Round::commit)
+        return store.transaction(lockBound(open), tx -> observe(tx, open, careful).map(seen -> judge(open, seen, config)),
+                        Round::ending)
                 .onFailure().recoverWithUni(failure -> observeFailure(open, failure).map(seen -> judge(open, seen, config)))
                 .chain(round -> {
                     round.retried().ifPresent(metrics::groupRetried);
                     Uni<Map<Integer, Settled>> later = round.split()
                             ? Multi.createFrom().iterable(round.again())
-                                    .onItem().transformToUniAndConcatenate(alone -> rounds(List.of(alone)))
+                                    .onItem().transformToUniAndConcatenate(alone -> rounds(List.of(alone), false))
                                     .collect().in(HashMap::new, Map::putAll)
-                            : rounds(round.again());
+                            : rounds(round.again(), round.careful());
                     return later.map(settled -> {
                         Map<Integer, Settled> all = new HashMap<>(round.decided());
                         all.putAll(settled);
@@ -184,9 +207,10 @@ class OnePhase {
     /**
      * Step 2: the suspects' rows looked up, the works run on the transaction's connection, and the
      * records of what they answered written as its last statement, unless a work refused after
-     * writing; the rows in the way of records not written looked up.
+     * writing: with its COMMIT unless {@code careful}, else judged first (the rows in the way of
+     * records not written looked up).
      */
-    private Uni<Seen> observe(SqlConnection tx, List<Open> open) {
+    private Uni<Seen> observe(SqlConnection tx, List<Open> open, boolean careful) {
         List<Open> suspects = open.stream().filter(o -> o.pending().suspect()).toList();
         Uni<Map<String, DedupRecord>> before = suspects.isEmpty()
                 ? Uni.createFrom().item(Map.of())
@@ -196,8 +220,8 @@ class OnePhase {
             List<Effect> known = knownEffects(working);
             if (known != null) {
                 // every effect is known already: the records go out right behind the works, pipelined
-                return Uni.combine().all().unis(works(tx, working), record(tx, working, known)).asTuple()
-                        .map(both -> new Seen.Ran(found, both.getItem1(), Optional.of(both.getItem2())));
+                return Uni.combine().all().unis(works(tx, working), record(tx, working, known, careful)).asTuple()
+                        .map(both -> seen(found, both.getItem1(), both.getItem2()));
             }
             return works(tx, working).chain(ran -> {
                 boolean wroteThenRefused = ran.values().stream()
@@ -206,9 +230,14 @@ class OnePhase {
                     return Uni.createFrom().item(new Seen.Ran(found, ran, Optional.empty()));
                 }
                 List<Effect> effects = working.stream().map(o -> ran.get(o.at()).effect()).toList();
-                return record(tx, working, effects).map(recorded -> new Seen.Ran(found, ran, Optional.of(recorded)));
+                return record(tx, working, effects, careful).map(recorded -> seen(found, ran, recorded));
             });
         });
+    }
+
+    /** What the transaction saw once its records were sent; none: they met a committed row, nothing committed. */
+    private static Seen seen(Map<String, DedupRecord> before, Map<Integer, WorkRan> works, Optional<Recorded> recorded) {
+        return recorded.<Seen>map(r -> new Seen.Ran(before, works, Optional.of(r))).orElseGet(() -> new Seen.Met(before));
     }
 
     /**
@@ -221,7 +250,7 @@ class OnePhase {
         if (kind != DedupStore.Failure.UNIQUE_VIOLATION || open.size() > 1) {
             return Uni.createFrom().item(new Seen.Failed(failure, kind, Map.of()));
         }
-        return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(open)), read -> false)
+        return store.transaction(Optional.empty(), tx -> store.findAll(tx, requests(open)), read -> DedupStore.Ending.ROLLBACK)
                 .<Seen>map(found -> new Seen.Failed(failure, kind, found))
                 // a lookup that fails leaves the delivery failed, as the store's own failure would
                 .onFailure().recoverWithItem(lookup -> new Seen.Failed(lookup, DedupStore.Failure.UNAVAILABLE, Map.of()));
@@ -234,9 +263,11 @@ class OnePhase {
      *       ({@link Settled.Decided#found});
      *   <li>a work that refused after writing: nothing commits, its refusal is recorded in the next
      *       round if kept (without running it again), the others run again;
-     *   <li>every record written: commit. Some met another transaction's row: nothing commits, those
-     *       are judged by the row, the rest run again; a row gone by the lookup (archived meanwhile)
-     *       leaves its key free, tried once more and then IN_FLIGHT;
+     *   <li>every record written: commit (or committed, the records sent with the COMMIT). Some met
+     *       another transaction's row: nothing commits, those are judged by the row, the rest run
+     *       again; a row gone by the lookup (archived meanwhile) leaves its key free, tried once more
+     *       and then IN_FLIGHT. Records sent with the COMMIT that met a row: nothing committed, all
+     *       run again with their rows looked up first, their records judged before the commit;
      *   <li>the transaction failed: a group runs again each alone, so a failure stays with the
      *       delivery it belongs to; alone, a lock wait is IN_FLIGHT, data the database refused is
      *       REJECTED as INVALID_DATA, a unique violation is judged by the key's row or REJECTED as
@@ -248,7 +279,7 @@ class OnePhase {
         List<Open> again = new ArrayList<>();
         if (seen instanceof Seen.Failed failed) {
             if (open.size() > 1 && failed.kind() != DedupStore.Failure.UNAVAILABLE) {
-                return new Round(Map.of(), open, true, false, Optional.of("error"));
+                return new Round(Map.of(), open, true, false, DedupStore.Ending.ROLLBACK, Optional.of("error"));
             }
             for (Open o : open) {
                 DedupRecord row = failed.found().get(o.batchKey());
@@ -260,7 +291,18 @@ class OnePhase {
                     default -> new Settled.Failed(failed.failure());
                 });
             }
-            return new Round(decided, List.of(), false, false, Optional.empty());
+            return new Round(decided, List.of(), false, false, DedupStore.Ending.ROLLBACK, Optional.empty());
+        }
+        if (seen instanceof Seen.Met met) {
+            for (Open o : open) {
+                DedupRecord before = met.before().get(o.batchKey());
+                if (before != null) {
+                    decided.put(o.at(), Settled.Decided.found(o.request(), before, config));
+                } else {
+                    again.add(o.suspected());
+                }
+            }
+            return new Round(decided, again, false, true, DedupStore.Ending.ENDED, Optional.of("conflict"));
         }
         Seen.Ran ran = (Seen.Ran) seen;
         Recorded recorded = ran.recorded().orElse(Recorded.NOTHING);
@@ -297,7 +339,8 @@ class OnePhase {
         boolean commit = ran.recorded().isPresent() && !conflicted && !recorded.results().isEmpty();
         Optional<String> retried = again.isEmpty() ? Optional.empty()
                 : Optional.of(ran.recorded().isEmpty() ? "refused" : "conflict");
-        return new Round(decided, again, false, commit, retried);
+        return new Round(decided, again, false, conflicted,
+                recorded.committed() ? DedupStore.Ending.ENDED : DedupStore.Ending.commitIf(commit), retried);
     }
 
     /** The effects of {@code working} when every one of them is known before it runs, else null. */
@@ -364,9 +407,11 @@ class OnePhase {
 
     /**
      * The dedup records of {@code working}, in one statement: what each answered, its refusal
-     * included (unless its scope stores none); then the rows in the way of those not written.
+     * included (unless its scope stores none). Unless {@code careful}, the COMMIT goes with them
+     * (none: a record met a committed row, nothing committed); else the rows in the way of those
+     * not written are looked up.
      */
-    private Uni<Recorded> record(SqlConnection tx, List<Open> working, List<Effect> effects) {
+    private Uni<Optional<Recorded>> record(SqlConnection tx, List<Open> working, List<Effect> effects, boolean careful) {
         List<Open> kept = new ArrayList<>();
         Map<Integer, String> results = new LinkedHashMap<>();
         for (int j = 0; j < working.size(); j++) {
@@ -379,16 +424,22 @@ class OnePhase {
             }
         }
         if (kept.isEmpty()) {
-            return Uni.createFrom().item(Recorded.NOTHING);
+            return Uni.createFrom().item(Optional.of(Recorded.NOTHING));
         }
         Instant now = clock.instant();
         List<IdemRequest> requests = requests(kept);
         List<Instant> expiresAt = requests.stream().map(r -> now.plus(config.retention(r.scope()))).toList();
-        return store.recordAll(tx, requests, List.copyOf(results.values()), now, expiresAt).chain(written -> {
+        List<String> encoded = List.copyOf(results.values());
+        if (!careful) {
+            Set<String> all = kept.stream().map(Open::batchKey).collect(Collectors.toSet());
+            return store.recordAllAndCommit(tx, requests, encoded, now, expiresAt).map(committed -> committed
+                    ? Optional.of(new Recorded(results, all, Map.of(), true)) : Optional.empty());
+        }
+        return store.recordAll(tx, requests, encoded, now, expiresAt).chain(written -> {
             List<Open> conflicts = kept.stream().filter(o -> !written.contains(o.batchKey())).toList();
             return conflicts.isEmpty()
-                    ? Uni.createFrom().item(new Recorded(results, written, Map.of()))
-                    : store.findAll(tx, requests(conflicts)).map(found -> new Recorded(results, written, found));
+                    ? Uni.createFrom().item(Optional.of(new Recorded(results, written, Map.of())))
+                    : store.findAll(tx, requests(conflicts)).map(found -> Optional.of(new Recorded(results, written, found)));
         });
     }
 

@@ -11,7 +11,6 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
-import io.vertx.mutiny.sqlclient.Transaction;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,7 +28,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /** The protocols' SQL on {@code dedup_record}, and the transactions its rows share with the work they guard. */
@@ -72,6 +70,9 @@ class PgDedupStore implements DedupStore {
             ON CONFLICT DO NOTHING
             RETURNING scope, key""";
 
+    /** {@link #RECORD}, {@link #RECORD_ALL} for {@link #recordAllAndCommit}: a key committed meanwhile fails the insert. */
+    private static final String RECORD_PLAIN = RECORD.replace("ON CONFLICT DO NOTHING\n", "");
+
     private static final String RECORD_ALL = """
             INSERT INTO dedup_record (scope, key, fingerprint, status, result, created_at, updated_at, expires_at)
             SELECT r.scope, r.key, r.fingerprint, 'DONE', r.result::jsonb, $1, $1, r.expires_at
@@ -80,6 +81,8 @@ class PgDedupStore implements DedupStore {
             ORDER BY r.key, r.scope
             ON CONFLICT DO NOTHING
             RETURNING scope, key""";
+
+    private static final String RECORD_ALL_PLAIN = RECORD_ALL.replace("ON CONFLICT DO NOTHING\n", "");
 
     static final String COLUMNS =
             "scope, key, fingerprint, status, result, attempts, lease_until, created_at, updated_at, expires_at";
@@ -119,34 +122,27 @@ class PgDedupStore implements DedupStore {
     }
 
     /**
-     * The body's first statement is sent right behind BEGIN (and the lock wait's bound), without
-     * waiting for BEGIN's answer: the client pipelines them on the connection, which saves a round
-     * trip. If the bound failed, so does the body, in a transaction Postgres has already aborted.
+     * BEGIN, COMMIT and ROLLBACK go as plain statements, so that each can be pipelined: the body's
+     * first statement is sent right behind BEGIN (and the lock wait's bound, in the same message),
+     * without waiting for its answer; {@link #recordAllAndCommit} sends COMMIT right behind the
+     * records. If BEGIN failed, so does the body. Whatever happens, the transaction is over before
+     * the connection goes back to the pool: a failed body is rolled back.
      */
     @Override
     public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
-                                  Predicate<T> commit) {
-        return pool.withConnection(conn -> {
-            Uni<Transaction> begun = conn.begin();
-            Uni<T> ran = lockWait
-                    .map(wait -> Uni.combine().all().unis(boundLockWaits(conn, wait), body.apply(conn)).asTuple()
-                            .map(both -> both.getItem2()))
-                    .orElseGet(() -> body.apply(conn));
-            return Uni.combine().all().unis(begun, ran).asTuple()
-                    .call(both -> commit.test(both.getItem2()) ? both.getItem1().commit() : both.getItem1().rollback())
-                    .map(both -> both.getItem2())
-                    .onFailure().call(() -> rollbackQuietly(conn.transaction()));
-        }).invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
-    }
-
-    /** {@code tx} is null when BEGIN itself never went out. */
-    private static Uni<Void> rollbackQuietly(Transaction tx) {
-        return tx == null ? Uni.createFrom().voidItem() : tx.rollback().onFailure().recoverWithNull();
-    }
-
-    /** Past the bound the waiting statement fails with {@code lock_not_available} (55P03). */
-    private static Uni<Void> boundLockWaits(SqlConnection tx, Duration wait) {
-        return tx.query("SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'").execute().replaceWithVoid();
+                                  Function<T, Ending> ending) {
+        String begin = lockWait.map(wait -> "BEGIN; SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'")
+                .orElse("BEGIN");
+        return pool.withConnection(conn -> Uni.combine().all()
+                        .unis(conn.query(begin).execute(), Uni.createFrom().deferred(() -> body.apply(conn))).asTuple()
+                        .map(both -> both.getItem2())
+                        .call(result -> switch (ending.apply(result)) {
+                            case COMMIT -> conn.query("COMMIT").execute();
+                            case ROLLBACK -> conn.query("ROLLBACK").execute();
+                            case ENDED -> Uni.createFrom().voidItem();
+                        })
+                        .onFailure().call(() -> conn.query("ROLLBACK").execute().onFailure().recoverWithNull()))
+                .invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
     }
 
     @Override
@@ -162,28 +158,40 @@ class PgDedupStore implements DedupStore {
     @Override
     public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
                                       List<Instant> expiresAt) {
-        Uni<RowSet<Row>> written;
-        if (requests.size() == 1) {
-            IdemRequest request = requests.get(0);
-            written = tx.preparedQuery(RECORD).execute(Tuple.of(request.scope(), request.key(), request.fingerprint(),
-                    results.get(0), ts(now), ts(expiresAt.get(0))));
-        } else {
-            String[] fingerprints = new String[requests.size()];
-            OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
-            for (int i = 0; i < requests.size(); i++) {
-                fingerprints[i] = requests.get(i).fingerprint();
-                expiries[i] = ts(expiresAt.get(i));
-            }
-            written = tx.preparedQuery(RECORD_ALL).execute(Tuple.tuple().addOffsetDateTime(ts(now))
-                    .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
-                    .addArrayOfString(fingerprints).addArrayOfString(results.toArray(String[]::new))
-                    .addArrayOfOffsetDateTime(expiries));
-        }
-        return written.map(rows -> {
+        return insertRecords(tx, RECORD, RECORD_ALL, requests, results, now, expiresAt).map(rows -> {
             Set<String> keys = new HashSet<>();
             rows.forEach(row -> keys.add(DedupStore.batchKey(row.getString("scope"), row.getString("key"))));
             return keys;
         });
+    }
+
+    /** The insert goes without ON CONFLICT, so that a key committed meanwhile aborts the transaction its COMMIT then ends. */
+    @Override
+    public Uni<Boolean> recordAllAndCommit(SqlConnection tx, List<IdemRequest> requests, List<String> results,
+                                           Instant now, List<Instant> expiresAt) {
+        Uni<Boolean> written = insertRecords(tx, RECORD_PLAIN, RECORD_ALL_PLAIN, requests, results, now, expiresAt)
+                .replaceWith(true)
+                .onFailure(failure -> failureOf(failure) == Failure.UNIQUE_VIOLATION).recoverWithItem(false);
+        return Uni.combine().all().unis(written, tx.query("COMMIT").execute()).asTuple().map(both -> both.getItem1());
+    }
+
+    private static Uni<RowSet<Row>> insertRecords(SqlConnection tx, String one, String many, List<IdemRequest> requests,
+                                                  List<String> results, Instant now, List<Instant> expiresAt) {
+        if (requests.size() == 1) {
+            IdemRequest request = requests.get(0);
+            return tx.preparedQuery(one).execute(Tuple.of(request.scope(), request.key(), request.fingerprint(),
+                    results.get(0), ts(now), ts(expiresAt.get(0))));
+        }
+        String[] fingerprints = new String[requests.size()];
+        OffsetDateTime[] expiries = new OffsetDateTime[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            fingerprints[i] = requests.get(i).fingerprint();
+            expiries[i] = ts(expiresAt.get(i));
+        }
+        return tx.preparedQuery(many).execute(Tuple.tuple().addOffsetDateTime(ts(now))
+                .addArrayOfString(scopes(requests)).addArrayOfString(keys(requests))
+                .addArrayOfString(fingerprints).addArrayOfString(results.toArray(String[]::new))
+                .addArrayOfOffsetDateTime(expiries));
     }
 
     @Override

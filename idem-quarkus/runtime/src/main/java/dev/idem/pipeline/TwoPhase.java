@@ -62,7 +62,7 @@ class TwoPhase {
         Claiming claim = new Claiming(request, payload);
         return cacheFirst.run(List.of(request), unanswered -> store.transaction(
                                 config.concurrentWait(request.scope()), tx -> decide(tx, request, claim, CLAIM_ATTEMPTS),
-                                Decision::commit)
+                                decision -> DedupStore.Ending.commitIf(decision.commit()))
                         .chain(decision -> decision.acquired() == null
                                 ? Uni.createFrom().item(decision.settled())
                                 : attempt(work, decision.acquired(), unanswered.get(0).span()))
@@ -156,7 +156,7 @@ class TwoPhase {
         IdemRequest request = lease.request();
         return store.transaction(Optional.empty(), tx -> work.confirm(tx, request.key(), lease.payload(), performed)
                         .chain(effect -> record(effect, trace, stored -> store.confirm(tx, lease, stored, clock.instant()))),
-                        Decision::commit)
+                        decision -> DedupStore.Ending.commitIf(decision.commit()))
                 .chain(decision -> decision.settled().outcome() instanceof Outcome.Rejected refused
                         ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())
                                 .map(outcome -> new Settled.Decided(outcome, null))
@@ -214,7 +214,7 @@ class TwoPhase {
 
     /** Statements of their own, outside the protocol's transactions: in one of their own, committed. */
     private <T> Uni<T> alone(Function<SqlConnection, Uni<T>> statements) {
-        return store.transaction(Optional.empty(), statements, done -> true);
+        return store.transaction(Optional.empty(), statements, done -> DedupStore.Ending.COMMIT);
     }
 
     private void gaveUp(IdemRequest request, int attempts, String error) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.pipeline.DedupStore.Claim;
+import dev.idem.pipeline.DedupStore.Ending;
 import dev.idem.pipeline.DedupStore.Failure;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -104,7 +105,7 @@ abstract class DedupStoreContract {
     void aClaimWaitingPastItsTransactionsLockWaitIsLocked() throws Exception {
         Holder first = Holder.claiming(this, A, true);
 
-        assertEquals(Claim.LOCKED, store.transaction(Optional.of(Duration.ofMillis(200)), tx -> claim(tx, A), c -> false)
+        assertEquals(Claim.LOCKED, store.transaction(Optional.of(Duration.ofMillis(200)), tx -> claim(tx, A), c -> Ending.ROLLBACK)
                 .await().atMost(Duration.ofSeconds(10)));
 
         first.end();
@@ -136,11 +137,38 @@ abstract class DedupStoreContract {
     void recordingAKeyHeldPastTheLockWaitFailsAsLockNotAvailable() {
         Holder first = Holder.recording(this, B);
 
-        Throwable failure = failureOf(store.transaction(Optional.of(Duration.ofMillis(200)), tx -> record(tx, A, B), c -> true));
+        Throwable failure = failureOf(store.transaction(Optional.of(Duration.ofMillis(200)), tx -> record(tx, A, B), c -> Ending.COMMIT));
 
         assertEquals(Failure.LOCK_NOT_AVAILABLE, store.classify(failure));
         first.end();
         assertEquals(Map.of(key(B), done(B)), committed(A, B));
+    }
+
+    @Test
+    void recordsSentWithTheCommitCommitThemAndTheWorksRows() {
+        boolean committed = ended(tx -> insertRow(tx, "row-1").chain(() -> recordAndCommit(tx, A, B)));
+
+        assertTrue(committed);
+
+        assertEquals(Map.of(key(A), done(A), key(B), done(B)), committed(A, B));
+        assertEquals(Set.of("row-1"), rows());
+    }
+
+    @Test
+    void recordsSentWithTheCommitThatMeetAKeyCommittedMeanwhileCommitNothing() throws Exception {
+        Holder first = Holder.recording(this, B);
+        CompletableFuture<Boolean> second = store.transaction(UNBOUNDED,
+                tx -> insertRow(tx, "row-2").chain(() -> recordAndCommit(tx, A, B, C)), c -> Ending.ENDED)
+                .subscribeAsCompletionStage();
+        until(this::aStatementWaits);
+
+        first.end();
+
+        assertFalse(second.get(10, TimeUnit.SECONDS));
+        assertEquals(Map.of(key(B), done(B)), committed(A, B, C));
+        assertEquals(Set.of(), rows());
+        boolean again = ended(tx -> recordAndCommit(tx, B));
+        assertFalse(again, "a key committed before meets its row at once");
     }
 
     @Test
@@ -156,11 +184,11 @@ abstract class DedupStoreContract {
     @Test
     void aRollbackDropsTheRecordsAndTheWorksRows() {
         store.transaction(UNBOUNDED, tx -> claim(tx, A).chain(() -> record(tx, B)).chain(() -> insertRow(tx, "row-1")),
-                c -> false).await().indefinitely();
+                c -> Ending.ROLLBACK).await().indefinitely();
         assertThrows(IllegalStateException.class, () -> store.transaction(UNBOUNDED,
                 tx -> record(tx, C).chain(() -> insertRow(tx, "row-2"))
                         .chain(() -> Uni.createFrom().failure(new IllegalStateException("the work failed"))),
-                c -> true).await().indefinitely());
+                c -> Ending.COMMIT).await().indefinitely());
 
         assertEquals(Map.of(), committed(A, B, C));
         assertEquals(Set.of(), rows());
@@ -220,8 +248,8 @@ abstract class DedupStoreContract {
     void aNulInATextIsInvalidData() {
         IdemRequest nul = new IdemRequest("orders", "a\u0000b", "f");
 
-        assertEquals(Failure.INVALID_DATA, store.classify(failureOf(store.transaction(UNBOUNDED, tx -> claim(tx, nul), c -> true))));
-        assertEquals(Failure.INVALID_DATA, store.classify(failureOf(store.transaction(UNBOUNDED, tx -> record(tx, nul), c -> true))));
+        assertEquals(Failure.INVALID_DATA, store.classify(failureOf(store.transaction(UNBOUNDED, tx -> claim(tx, nul), c -> Ending.COMMIT))));
+        assertEquals(Failure.INVALID_DATA, store.classify(failureOf(store.transaction(UNBOUNDED, tx -> record(tx, nul), c -> Ending.COMMIT))));
     }
 
     @Test
@@ -233,7 +261,7 @@ abstract class DedupStoreContract {
                 .chain(() -> insertRow(tx, "row-1"))
                 .onFailure().call(f -> record(tx, B).onItemOrFailure().invoke((item, f2) -> next.complete(f2))
                         .onFailure().recoverWithNull()),
-                c -> true));
+                c -> Ending.COMMIT));
 
         assertEquals(Failure.UNIQUE_VIOLATION, store.classify(failure));
         assertEquals(Failure.OTHER, store.classify(next.join()), "a statement after a failed one fails");
@@ -244,7 +272,7 @@ abstract class DedupStoreContract {
     void aStoreThatCannotBeReachedIsUnavailable() {
         DedupStore down = unreachable();
 
-        assertEquals(Failure.UNAVAILABLE, down.classify(failureOf(down.transaction(UNBOUNDED, tx -> claim(tx, A), c -> true))));
+        assertEquals(Failure.UNAVAILABLE, down.classify(failureOf(down.transaction(UNBOUNDED, tx -> claim(tx, A), c -> Ending.COMMIT))));
     }
 
     // --- the test's means -----------------------------------------------------------------------
@@ -266,7 +294,7 @@ abstract class DedupStoreContract {
             CompletableFuture<Object> ended = test.store.transaction(UNBOUNDED, tx -> write.apply(tx)
                             .invoke(() -> wrote.complete(null))
                             .call(() -> Uni.createFrom().completionStage(release)).map(Object.class::cast),
-                    c -> commit).subscribeAsCompletionStage();
+                    c -> Ending.commitIf(commit)).subscribeAsCompletionStage();
             CompletableFuture.anyOf(wrote, ended).join();
             assertFalse(ended.isDone(), "the holding transaction ended early");
             return new Holder(release, ended);
@@ -288,16 +316,27 @@ abstract class DedupStoreContract {
                 all.stream().map(r -> EXPIRES).toList());
     }
 
+    Uni<Boolean> recordAndCommit(SqlConnection tx, IdemRequest... requests) {
+        List<IdemRequest> all = List.of(requests);
+        return store.recordAllAndCommit(tx, all, all.stream().map(r -> JsonText.encode(result(r))).toList(), NOW,
+                all.stream().map(r -> EXPIRES).toList());
+    }
+
+    /** A transaction whose body ends it. */
+    <T> T ended(Function<SqlConnection, Uni<T>> body) {
+        return store.transaction(UNBOUNDED, body, c -> Ending.ENDED).await().atMost(Duration.ofSeconds(10));
+    }
+
     <T> T inTx(Function<SqlConnection, Uni<T>> body) {
-        return store.transaction(UNBOUNDED, body, c -> true).await().atMost(Duration.ofSeconds(10));
+        return store.transaction(UNBOUNDED, body, c -> Ending.COMMIT).await().atMost(Duration.ofSeconds(10));
     }
 
     <T> CompletableFuture<T> later(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body) {
-        return store.transaction(lockWait, body, c -> true).subscribeAsCompletionStage();
+        return store.transaction(lockWait, body, c -> Ending.COMMIT).subscribeAsCompletionStage();
     }
 
     Map<String, DedupRecord> committed(IdemRequest... requests) {
-        return store.transaction(UNBOUNDED, tx -> store.findAll(tx, List.of(requests)), c -> false)
+        return store.transaction(UNBOUNDED, tx -> store.findAll(tx, List.of(requests)), c -> Ending.ROLLBACK)
                 .await().atMost(Duration.ofSeconds(10));
     }
 

@@ -17,7 +17,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * The database {@link InMemoryDedupStore} runs on, whose transactions behave as Postgres's: writes are a
@@ -135,7 +134,8 @@ final class InMemoryDatabase {
         return statement(tx, List.of(), false, t -> t.atCommit.put(new Object(), change)).replaceWithVoid();
     }
 
-    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
+    <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
+                           Function<T, DedupStore.Ending> ending) {
         return Uni.createFrom().deferred(() -> {
             Tx tx;
             synchronized (this) {
@@ -144,8 +144,28 @@ final class InMemoryDatabase {
             }
             return Uni.createFrom().deferred(() -> body.apply(tx.handle))
                     .onItemOrFailure().call(() -> Uni.createFrom().completionStage(tx.endGate))
-                    .invoke(result -> end(tx, commit.test(result) ? Ending.COMMITTED : Ending.ROLLED_BACK))
+                    .invoke(result -> {
+                        switch (ending.apply(result)) {
+                            case COMMIT -> end(tx, Ending.COMMITTED);
+                            case ROLLBACK -> end(tx, Ending.ROLLED_BACK);
+                            case ENDED -> {
+                                if (tx.ending == Ending.OPEN) {
+                                    throw new IllegalStateException("the body said it ended transaction " + tx.id
+                                            + ", which is open");
+                                }
+                            }
+                        }
+                    })
                     .onFailure().invoke(f -> end(tx, Ending.FAILED));
+        });
+    }
+
+    /** A COMMIT statement on {@code on}'s transaction: as Postgres's, it rolls back a transaction a statement aborted. */
+    Uni<Void> commit(SqlConnection on) {
+        return Uni.createFrom().deferred(() -> {
+            Tx tx = transactionOf(on);
+            return Uni.createFrom().completionStage(tx.endGate)
+                    .invoke(() -> end(tx, tx.aborted == null ? Ending.COMMITTED : Ending.ROLLED_BACK));
         });
     }
 
@@ -182,13 +202,17 @@ final class InMemoryDatabase {
             Tx tx;
             synchronized (this) {
                 WatchedConnection.count(on);
-                Object core = WatchedConnection.core(on);
-                tx = transactions.stream().filter(t -> t.handle.getDelegate() == core).findFirst().orElseThrow(() ->
-                        new IllegalArgumentException(on + " is not a connection this store gave: pass the work's own"));
+                tx = transactionOf(on);
                 tx.touched.addAll(keys);
             }
             return afterLocks(tx, writes ? keys : List.of(), body);
         });
+    }
+
+    private synchronized Tx transactionOf(SqlClient on) {
+        Object core = WatchedConnection.core(on);
+        return transactions.stream().filter(t -> t.handle.getDelegate() == core).findFirst().orElseThrow(() ->
+                new IllegalArgumentException(on + " is not a connection this store gave: pass the work's own"));
     }
 
     /** Runs {@code body} once no other open transaction wrote one of {@code keys}; its failure aborts {@code tx}. */

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * The {@link DedupStore} of the protocols' tests and the kit: {@link PgDedupStore}'s statements on
@@ -31,8 +30,9 @@ final class InMemoryDedupStore implements DedupStore {
     }
 
     @Override
-    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body, Predicate<T> commit) {
-        return db.transaction(lockWait, body, commit);
+    public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
+                                  Function<T, Ending> ending) {
+        return db.transaction(lockWait, body, ending);
     }
 
     @Override
@@ -47,6 +47,20 @@ final class InMemoryDedupStore implements DedupStore {
     @Override
     public Uni<Set<String>> recordAll(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
                                       List<Instant> expiresAt) {
+        return insertRecords(tx, requests, results, now, expiresAt, false);
+    }
+
+    @Override
+    public Uni<Boolean> recordAllAndCommit(SqlConnection tx, List<IdemRequest> requests, List<String> results,
+                                           Instant now, List<Instant> expiresAt) {
+        return insertRecords(tx, requests, results, now, expiresAt, true).replaceWith(true)
+                .onFailure(failure -> classify(failure) == Failure.UNIQUE_VIOLATION).recoverWithItem(false)
+                .call(() -> db.commit(tx));
+    }
+
+    /** The records' INSERT: a key with a row is not written, or, {@code plain} (no ON CONFLICT), fails it. */
+    private Uni<Set<String>> insertRecords(SqlConnection tx, List<IdemRequest> requests, List<String> results, Instant now,
+                                           List<Instant> expiresAt, boolean plain) {
         List<String> keys = requests.stream().map(DedupStore::batchKey).toList();
         return db.statement(tx, keys, true, t -> {
             db.faults.recording();
@@ -56,6 +70,8 @@ final class InMemoryDedupStore implements DedupStore {
                 if (inserted(t, new DedupRecord(r.scope(), r.key(), r.fingerprint(), DedupRecord.Status.DONE,
                         JsonText.decode(results.get(i)), 1, null, now, now, expiresAt.get(i)), null)) {
                     written.add(keys.get(i));
+                } else if (plain) {
+                    throw InMemoryDatabase.failure("23505", "duplicate key value violates unique constraint on " + keys.get(i));
                 }
             }
             return written;

@@ -34,10 +34,32 @@ class JudgeTest {
         Round round = judge(List.of(a, b), ran(Map.of(), processed(a), processed(b),
                 recorded(Map.of(0, "{\"k\":\"a\"}", 1, "{\"k\":\"b\"}"), Set.of(key(a), key(b)), Map.of())));
 
-        assertTrue(round.commit());
+        assertEquals(DedupStore.Ending.COMMIT, round.ending());
         assertEquals(new Settled.Decided(new Outcome.Processed(result("a")), "{\"k\":\"a\"}"), round.decided().get(0));
         assertEquals(List.of(), round.again());
         assertEquals(Optional.empty(), round.retried());
+    }
+
+    @Test
+    void recordsSentWithTheCommitAreDecidedAndTheTransactionIsOver() {
+        Round round = judge(List.of(a), ran(Map.of(), processed(a), null,
+                new Recorded(Map.of(0, "{\"k\":\"a\"}"), Set.of(key(a)), Map.of(), true)));
+
+        assertEquals(DedupStore.Ending.ENDED, round.ending());
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("a")), "{\"k\":\"a\"}"), round.decided().get(0));
+        assertEquals(List.of(), round.again());
+    }
+
+    @Test
+    void recordsSentWithTheCommitThatMetARowRunAgainCarefullyButThoseFoundBefore() {
+        Round round = judge(List.of(a, b), new Seen.Met(Map.of(key(a), done(a))));
+
+        assertEquals(DedupStore.Ending.ENDED, round.ending());
+        assertInstanceOf(Outcome.Duplicate.class, ((Settled.Decided) round.decided().get(0)).outcome());
+        assertEquals(List.of(b.at()), round.again().stream().map(Open::at).toList());
+        assertTrue(round.again().get(0).pending().suspect(), "its row is looked up before its work runs again");
+        assertTrue(round.careful(), "the next round judges its records before it commits");
+        assertEquals(Optional.of("conflict"), round.retried());
     }
 
     @Test
@@ -47,7 +69,7 @@ class JudgeTest {
         Settled.Decided decided = (Settled.Decided) round.decided().get(0);
         assertInstanceOf(Outcome.Duplicate.class, decided.outcome());
         assertEquals("{\"k\":\"a\"}", decided.doneInCache());
-        assertFalse(round.commit());
+        assertEquals(DedupStore.Ending.ROLLBACK, round.ending());
     }
 
     @Test
@@ -57,7 +79,7 @@ class JudgeTest {
 
         Round round = judge(List.of(a, b), seen);
 
-        assertFalse(round.commit());
+        assertEquals(DedupStore.Ending.ROLLBACK, round.ending());
         assertEquals(Map.of(), round.decided());
         assertEquals(List.of(a.refusing(refusal).at(), b.at()), round.again().stream().map(Open::at).toList());
         assertEquals(refusal, ((Work.Known) round.again().get(0).pending().work()).effect());
@@ -70,7 +92,7 @@ class JudgeTest {
         Round round = judge(List.of(a, b), ran(Map.of(), processed(a), processed(b),
                 recorded(Map.of(0, "{}", 1, "{}"), Set.of(key(b)), Map.of(key(a), done(a)))));
 
-        assertFalse(round.commit());
+        assertEquals(DedupStore.Ending.ROLLBACK, round.ending());
         assertInstanceOf(Outcome.Duplicate.class, ((Settled.Decided) round.decided().get(0)).outcome());
         assertEquals(List.of(b), round.again());
         assertEquals(Optional.of("conflict"), round.retried());

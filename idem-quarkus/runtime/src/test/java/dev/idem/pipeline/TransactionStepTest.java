@@ -49,10 +49,12 @@ class TransactionStepTest {
                 new Outcome.Processed(result("c-1"))), outcomes);
         List<Tx> txs = rig.db.transactions();
         assertEquals(2, txs.size());
+        // the records went with the COMMIT, b's met the winner's row: nothing committed
         assertEquals(Ending.ROLLED_BACK, txs.get(0).ending);
         assertEquals(Set.of(key(a), key(b), key(c)), txs.get(0).touched);
+        // then every row is looked up first: b's is found, a and c run again and commit
         assertEquals(Ending.COMMITTED, txs.get(1).ending);
-        assertEquals(Set.of(key(a), key(c)), txs.get(1).touched);
+        assertEquals(Set.of(key(a), key(b), key(c)), txs.get(1).touched);
         assertEquals(txs.get(1).id, rig.db.committed(a).orElseThrow().writtenIn());
         assertEquals(txs.get(1).id, rig.db.committed(c).orElseThrow().writtenIn());
         assertEquals(InMemoryDatabase.ANOTHER, rig.db.committed(b).orElseThrow().writtenIn());
@@ -80,15 +82,16 @@ class TransactionStepTest {
 
     @Test
     void aConflictWhoseRowIsGoneWhenLookedUpIsTriedOnceMoreThenInFlight() {
+        // the first insert meets the row with the COMMIT; the next ones are judged before, and look it up
         PipelineRig once = new PipelineRig();
-        once.faults.vanishesMeanwhile("orders", "a-1", 1);
+        once.faults.vanishesMeanwhile("orders", "a-1", 2);
         assertEquals(new Outcome.Processed(result("a-1")), await(once.pipeline.execute(a, once.applying(a))));
-        assertEquals(2, once.db.transactions().size());
+        assertEquals(3, once.db.transactions().size());
 
         PipelineRig twice = new PipelineRig();
-        twice.faults.vanishesMeanwhile("orders", "a-1", 2);
+        twice.faults.vanishesMeanwhile("orders", "a-1", 3);
         assertEquals(Outcomes.inFlight(twice.config), await(twice.pipeline.execute(a, twice.applying(a))));
-        assertEquals(2, twice.db.transactions().size());
+        assertEquals(3, twice.db.transactions().size());
         assertTrue(twice.db.committed(a).isEmpty());
         assertEquals(Map.of(), twice.db.rows());
     }
