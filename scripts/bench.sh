@@ -13,7 +13,11 @@
 #            starts one on a fresh database, given BENCH_PEER_PORT, BENCH_PEER_DB, BENCH_PEER_DB_USER,
 #            BENCH_PEER_DB_PASSWORD, BENCH_PEER_REDIS_DB, BENCH_SECRET; else it is measured as it runs
 #            once per commit cost of BENCH_COMMITS ("shipped dear"): dear, every commit's WAL flush on the
-#            fresh databases waits BENCH_DEAR_COMMIT_US (2000) first, as a slow disk's fsync
+#            fresh databases waits BENCH_DEAR_COMMIT_US (2000) first, as a slow disk's fsync; then end to end (unless
+#            BENCH_E2E=0): the callbacks services and idem again with the outbox published and coupons
+#            granted (a start command is given BENCH_PEER_RELAY=true and BENCH_PEER_TOPIC), first
+#            deliveries at BENCH_E2E_CONCURRENCY (32) for BENCH_E2E_SECONDS (20), then the paid orders
+#            without their coupon, polled until none or BENCH_E2E_DRAIN_SECONDS (60)
 # Output: the table with its ratios on stdout, JSON in target/bench/. Settings: BENCH_SECONDS (10, a
 # step), BENCH_WARMUP_SECONDS, BENCH_CONCURRENCY, BENCH_STOP_GAIN, BENCH_QUICK=1 (a smoke run),
 # BENCH_APP (a quarkus-app built with -Pbench: no build), BENCH_KEEP_DATA=1, BENCH_SERVICE_OPTS,
@@ -30,6 +34,9 @@ CLUSTER_STATE="${IDEM_CLUSTER_STATE:-$HOME/.cache/idem}"
 source "$ROOT/scripts/lib/postgres-ha.sh"
 # shellcheck source=scripts/lib/bench-peers.sh
 source "$ROOT/scripts/lib/bench-peers.sh"
+KAFKA_DIR="$ROOT/.idem/kafka"
+# shellcheck source=scripts/lib/kafka.sh
+source "$ROOT/scripts/lib/kafka.sh"
 PG_PORT=5432 DB_NAME=idem DB_USER=idem DB_PASSWORD=idem REDIS_PORT=6379 REDIS_DB=6 SECRET=bench-secret
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
@@ -39,6 +46,7 @@ export BENCH_SECONDS="${BENCH_SECONDS:-10}" BENCH_WARMUP_SECONDS="${BENCH_WARMUP
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}" BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
 export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-20000}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}" BENCH_PEER_WARMUP="${BENCH_PEER_WARMUP:-120}"
+export BENCH_KAFKA="${BENCH_KAFKA:-$HOST:9092}"
 BENCH_COMMITS="${BENCH_COMMITS:-shipped dear}" BENCH_DEAR_COMMIT_US="${BENCH_DEAR_COMMIT_US:-2000}"
 BENCH_APP="${BENCH_APP:-}" BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
 ZIPKIN="${BENCH_ZIPKIN:-http://$HOST:9411}"

@@ -16,35 +16,52 @@ fresh_db() {
     -c "ALTER DATABASE $FRESH_DB SET commit_siblings = 0" >/dev/null
 }
 
+# start_peer <name> <url> <database> <dear?> [VAR=value...]: the comparison service by its
+# BENCH_PEER_START_<name> on a fresh database, until its port answers; PEER_FRESH: the load
+# generator's options for that database
+start_peer() {
+  local name=$1 url=$2 start="BENCH_PEER_START_$1" port=${2##*:} i
+  PEER_FRESH=()
+  if [[ -n ${!start:-} ]]; then
+    port_open "$port" && log "comparison service $name: port $port is taken, so it is not started" && return 0
+    fresh_db "$3" "$PEER_DB_OWNER" "$4" || return 1
+    log "comparison service $name: starting it on port $port${5:+ (${*:5})}"
+    env "${@:5}" BENCH_PEER_PORT="$port" BENCH_PEER_DB="$FRESH_DB" BENCH_PEER_DB_USER="$PEER_DB_OWNER" \
+      BENCH_PEER_DB_PASSWORD="$PEER_DB_PASSWORD" BENCH_PEER_REDIS_DB="$REDIS_DB" \
+      setsid bash -c "${!start}" </dev/null >"$OUT/peer-$3${4:+-$4}.log" 2>&1 8>&- &
+    PEER_PID=$!
+    for ((i = 0; i < 1200; i++)); do
+      kill -0 $PEER_PID 2>/dev/null && [[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/" || true)" == 000 ]] || break
+      sleep 0.1
+    done
+    PEER_FRESH=(--fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user "$PEER_DB_OWNER" --db-password "$PEER_DB_PASSWORD")
+  fi
+}
+
+# measure_peer <name> <url> <kinds> <out> <what>: the load generator against the running comparison service
+measure_peer() {
+  local port=${2##*:} start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1"
+  phase "$5" bench_java http --name "$1" --url "$2" --run "$RUN" --kinds "$3" --fixed true \
+    --pid "$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || echo 0)" \
+    --started "$([[ -n ${!start:-} ]] && echo bench || echo no)" --secret "${!secret:-$SECRET}" \
+    --out "$4" "${PEER_FRESH[@]}" || true
+}
+
 # peers_part <shipped|dear>: the comparison services one after the other, then idem on the kinds they
-# were measured on, every one on a fresh database with commits of that cost
+# were measured on, every one on a fresh database with commits of that cost; then, unless BENCH_E2E=0,
+# end to end: the callbacks services again and idem with their outbox published and coupons granted
 peers_part() {
-  local commits=$1 spec name kinds url start secret port i peers=() union="" fresh=() ext=""
+  local commits=$1 spec name kinds url peers=() union="" e2e=() ext="" topic
   [[ $commits == shipped ]] || ext=".$commits"
   for spec in ${BENCH_PEERS//,/ }; do
     [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys)@)?(http://[^/:]+:[0-9]+)/?$ ]] ||
       { log "BENCH_PEERS: cannot read '$spec'" && return 1; }
     name=${BASH_REMATCH[1]} kinds=${BASH_REMATCH[3]:-callbacks+keys} url=${BASH_REMATCH[4]}
-    start="BENCH_PEER_START_$name" secret="BENCH_PEER_SECRET_$name" port=${url##*:} fresh=()
     peers+=("$name") union+="+$kinds"
+    [[ $kinds != *callbacks* ]] || e2e+=("$name=$url")
     flush_redis
-    if [[ -n ${!start:-} ]]; then
-      port_open "$port" && log "comparison service $name: port $port is taken, so it is not started" && continue
-      fresh_db "$name" "$PEER_DB_OWNER" "${ext#.}" || continue
-      log "comparison service $name: starting it on port $port"
-      BENCH_PEER_PORT=$port BENCH_PEER_DB=$FRESH_DB BENCH_PEER_DB_USER=$PEER_DB_OWNER BENCH_PEER_DB_PASSWORD=$PEER_DB_PASSWORD \
-        BENCH_PEER_REDIS_DB=$REDIS_DB setsid bash -c "${!start}" </dev/null >"$OUT/peer-$name.log" 2>&1 8>&- &
-      PEER_PID=$!
-      for ((i = 0; i < 1200; i++)); do
-        kill -0 $PEER_PID 2>/dev/null && [[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/" || true)" == 000 ]] || break
-        sleep 0.1
-      done
-      fresh=(--fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user "$PEER_DB_OWNER" --db-password "$PEER_DB_PASSWORD")
-    fi
-    phase "comparison: $name, commits $commits" bench_java http --name "$name" --url "$url" --run "$RUN" --kinds "$kinds" --fixed true \
-      --pid "$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || echo 0)" \
-      --started "$([[ -n ${!start:-} ]] && echo bench || echo no)" --secret "${!secret:-$SECRET}" \
-      --out "$OUT/compare-$name$ext.json" "${fresh[@]}" || true
+    start_peer "$name" "$url" "$name" "${ext#.}" || continue
+    measure_peer "$name" "$url" "$kinds" "$OUT/compare-$name$ext.json" "comparison: $name, commits $commits"
     stop_peer
   done
   union="$(tr '+' '\n' <<<"$union" | sed '/^$/d' | sort -u | paste -sd+ -)"
@@ -55,6 +72,27 @@ peers_part() {
     http_run "comparison: idem, commits $commits" "$OUT/compare-idem$ext.json" --kinds "$union" --fixed true \
       --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
     stop_service
+  fi
+  if [[ ${BENCH_E2E:-1} != 0 && ${#e2e[@]} -gt 0 ]]; then
+    # a topic of the run's own, as many partitions as idem's: the peer's consumers start at its beginning
+    topic="bench-$RUN-coupon-grants"
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BENCH_KAFKA" --create --if-not-exists \
+      --topic "$topic" --partitions 4 --replication-factor 1 >/dev/null || log "warning: could not create topic $topic"
+    for spec in "${e2e[@]}"; do
+      flush_redis
+      start_peer "${spec%%=*}" "${spec#*=}" "${spec%%=*}_e2e" "${ext#.}" BENCH_PEER_RELAY=true BENCH_PEER_TOPIC="$topic" || continue
+      measure_peer "${spec%%=*}" "${spec#*=}" e2e "$OUT/e2e-${spec%%=*}$ext.json" "end to end: ${spec%%=*}, commits $commits"
+      stop_peer
+    done
+    flush_redis
+    if fresh_db idem_e2e $DB_USER "${ext#.}" && start_service "e2e${ext/./-}" IDEM_OUTBOX_RELAY_ENABLED=true \
+      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
+      QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"; then
+      http_run "end to end: idem, commits $commits" "$OUT/e2e-idem$ext.json" --kinds e2e --fixed true \
+        --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
+      stop_service
+    fi
+    kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BENCH_KAFKA" --delete --topic "$topic" >/dev/null 2>&1 || true
   fi
   jq -n --argjson seconds "$BENCH_SECONDS" --argjson warmup "$BENCH_PEER_WARMUP" --arg commits "$commits" \
     --argjson delay "$([[ $commits == dear ]] && echo "$BENCH_DEAR_COMMIT_US" || echo null)" '{peers: $ARGS.positional,

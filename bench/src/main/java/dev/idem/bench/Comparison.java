@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * concurrency by concurrency, from the script's {@code compare.json} (the services, in order, and
  * the settings) and one {@code compare-<name>.json} per service ({@link HttpPhases} with
  * {@code --fixed true}); with commits made dearer, {@code compare.dear.json} and
- * {@code compare-<name>.dear.json}.
+ * {@code compare-<name>.dear.json}; end to end, {@code e2e-<name>[.dear].json} (idem's among them).
  */
 final class Comparison {
 
@@ -50,7 +50,14 @@ final class Comparison {
             services.put(name, Files.exists(file) ? new JsonObject(Files.readString(file))
                     : new JsonObject().put("name", name).put("error", "no figures (see the run's log)"));
         }
-        return comparison.put("services", services);
+        JsonObject endToEnd = new JsonObject();
+        for (String name : names(comparison, true)) {
+            Path file = dir.resolve("e2e-" + name + ext + ".json");
+            if (Files.exists(file)) {
+                endToEnd.put(name, new JsonObject(Files.readString(file)));
+            }
+        }
+        return comparison.put("services", services).put("endToEnd", endToEnd);
     }
 
     /** idem ÷ each peer: for every figure both served, the ratios at each concurrency both reached, and of the best steps. */
@@ -78,9 +85,21 @@ final class Comparison {
                 }
                 figures.put(figure.part(), byConcurrency).put(figure.part() + "Best", ratio(best(a), best(b), null));
             }
+            JsonObject a = endToEnd(comparison, "idem");
+            JsonObject b = endToEnd(comparison, name);
+            if (a != null && b != null) {
+                figures.put("endToEnd", new JsonObject()
+                        .put("perSecond", ratio(a.getDouble("perSecond"), b.getDouble("perSecond"), null))
+                        .put("p99Ms", ratio(a.getDouble("p99Ms"), b.getDouble("p99Ms"), null)));
+            }
             all.put(name, figures);
         }
         return all;
+    }
+
+    /** A service's end-to-end step, with its coupons; null when it was not measured. */
+    private static JsonObject endToEnd(JsonObject comparison, String name) {
+        return obj(obj(obj(comparison, "endToEnd"), name), "endToEnd");
     }
 
     /** CPU milliseconds of a group of processes per answered request during a step; null when unknown. */
@@ -129,6 +148,36 @@ final class Comparison {
                 }
                 line.accept("| " + figure.label() + " | best | " + cell(figures, figure.part() + "Best", 0) + " |  |  |  |  |  |");
             }
+        }
+        endToEndTable(comparison, ratios, line);
+    }
+
+    /** End to end: each service's callbacks with its outbox published and coupons granted, and how far its coupons lagged. */
+    private static void endToEndTable(JsonObject comparison, JsonObject ratios, Consumer<String> line) {
+        if (endToEnd(comparison, "idem") == null) {
+            return;
+        }
+        line.accept("");
+        line.accept("End to end: first-delivery callbacks with each service's outbox published to Kafka and its coupons"
+                + " granted meanwhile; then the paid orders without their coupon, from the moment the load stopped:");
+        line.accept("");
+        line.accept("| service | c | callbacks/s | p99 ms | paid orders | without a coupon at the stop | every coupon granted after | idem ÷ service: req/s; p99 |");
+        line.accept("|---|---:|---:|---:|---:|---:|---:|---|");
+        for (String name : names(comparison, true)) {
+            JsonObject step = endToEnd(comparison, name);
+            if (step == null) {
+                continue;
+            }
+            JsonObject coupons = obj(step, "coupons");
+            JsonObject r = "idem".equals(name) ? null : obj(obj(ratios, name), "endToEnd");
+            Double caughtUp = coupons == null ? null : coupons.getDouble("caughtUpSeconds");
+            line.accept("| " + name + " | " + step.getInteger("concurrency") + " | " + fmt(step.getDouble("perSecond"), 0)
+                    + " | " + fmt(step.getDouble("p99Ms"), 2) + " | "
+                    + (coupons == null ? "n/a | n/a | n/a" : fmt(coupons.getDouble("paidOrders"), 0) + " | "
+                            + fmt(coupons.getDouble("behindAtStop"), 0) + " | "
+                            + (caughtUp != null ? fmt(caughtUp, 1) + " s"
+                                    : "not within the drain: " + fmt(coupons.getDouble("behindAtEnd"), 0) + " still without"))
+                    + " | " + (r == null ? "" : cell(r, "perSecond", 0) + "; " + cell(r, "p99Ms", 2)) + " |");
         }
     }
 

@@ -5,6 +5,10 @@ import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +19,9 @@ import java.util.function.IntFunction;
  * contract. What it measures ({@code --kinds}, joined by +): {@code keys} (Idempotency-Key first
  * executions, then replays), {@code callbacks} (first-delivery signed callbacks, then duplicate
  * deliveries), {@code bare} (the one-Redis-GET endpoint, in step with the duplicates: the two
- * sides of a ratio at the same concurrencies), {@code first} (first deliveries alone). A warm-up
+ * sides of a ratio at the same concurrencies), {@code first} (first deliveries alone), {@code e2e}
+ * (first deliveries for BENCH_E2E_SECONDS at BENCH_E2E_CONCURRENCY with the outbox published and
+ * coupons granted, then how many paid orders lack their coupon, until none do). A warm-up
  * of every kind comes first, in rounds until the service's JIT is quiet. Then each figure as a
  * ramp of concurrency that stops when the throughput grows by less than BENCH_STOP_GAIN, or, for
  * the comparison ({@code --fixed true}), one step at each of BENCH_PEER_CONCURRENCY after at
@@ -38,6 +44,9 @@ final class HttpPhases {
     private final List<String> kinds;
     private final boolean fixed;
     private final Runnable analyze;
+    private final String dbUrl;
+    private final String dbUser;
+    private final String dbPassword;
 
     private HttpPhases(Settings settings, Args args, Load load, Proc proc, Metrics metrics) {
         this.settings = settings;
@@ -50,6 +59,9 @@ final class HttpPhases {
         String freshDb = args.get("fresh-db", "");
         this.analyze = freshDb.isEmpty() ? () -> Db.analyze(settings)
                 : () -> Db.analyze(freshDb, args.get("db-user"), args.get("db-password"), "ANALYZE");
+        this.dbUrl = freshDb.isEmpty() ? settings.jdbcUrl() : freshDb;
+        this.dbUser = freshDb.isEmpty() ? settings.jdbcUser() : args.get("db-user");
+        this.dbPassword = freshDb.isEmpty() ? settings.jdbcPassword() : args.get("db-password");
     }
 
     static void run(Settings settings, Args args) throws Exception {
@@ -91,7 +103,7 @@ final class HttpPhases {
             steps.add(load.closed("warm-up orders", WARMUP_CONCURRENCY, warm, ops.createOrders(warmPool, -1)));
             // the orders' keys are in the tables now: plan the callbacks for tables that hold rows
             analyze.run();
-            if (has("callbacks") || has("first")) {
+            if (has("callbacks") || has("first") || has("e2e")) {
                 steps.add(load.closed("warm-up callbacks", WARMUP_CONCURRENCY, Math.max(warm, 30),
                         ops.firstDeliveries(warmPool, null)));
                 warmRate[0] = Math.max(warmRate[0], steps.get(steps.size() - 1).rate());
@@ -170,7 +182,54 @@ final class HttpPhases {
             result.put("keyReplay", ramp(List.of("key replay"), List.of(c -> load.closed("key replay", c,
                     settings.seconds(), ops.replayOrders(pool, keyed)))).get(0));
         }
+        if (has("e2e")) {
+            int c = settings.endToEndConcurrency();
+            Progress.say("end to end: first-delivery callbacks at c=" + c + " for " + settings.endToEndSeconds()
+                    + " s, the outbox published and coupons granted meanwhile; then the paid orders without their coupon");
+            long need = (long) Math.ceil(warmRate[0] * settings.endToEndSeconds() * 2.5) + c;
+            if (pool.unpaid() < need) {
+                load.closed("(new orders)", TOP_UP_CONCURRENCY, 300, ops.createOrders(pool, (int) (pool.nextKey + need - pool.unpaid())));
+            }
+            Load.Step step = load.closed("end to end", c, settings.endToEndSeconds(), ops.firstDeliveries(pool, null));
+            result.put("endToEnd", step.toJson().put("coupons", couponsBehind()));
+        }
         result.put("rssMaxKbOverall", proc.takeRssMaxKb()).put("paidUser", user);
+    }
+
+    /** Paid orders without their coupon, the same for idem and the Spring peer: both key a grant by {@code paid:<order id>}. */
+    private static final String BEHIND = """
+            SELECT count(*) AS paid,
+                   count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM coupons c WHERE c.source_key = 'paid:' || o.id)) AS behind
+            FROM orders o WHERE o.status = 'PAID'""";
+
+    /**
+     * How far behind the coupons were when the load stopped: the paid orders without theirs then,
+     * and every quarter of a second until none or BENCH_E2E_DRAIN_SECONDS passed.
+     */
+    private JsonObject couponsBehind() throws SQLException, InterruptedException {
+        long stopped = System.nanoTime();
+        try (Connection db = Db.connect(dbUrl, dbUser, dbPassword);
+             PreparedStatement query = db.prepareStatement(BEHIND)) {
+            long[] first = behind(query);
+            long[] now = first;
+            double seconds = 0;
+            while (now[1] > 0 && seconds < settings.endToEndDrainSeconds()) {
+                Thread.sleep(250);
+                now = behind(query);
+                seconds = (System.nanoTime() - stopped) / 1e9;
+            }
+            Progress.say(String.format("coupons: %d paid orders, %d without their coupon at the stop, %d after %.1f s",
+                    first[0], first[1], now[1], seconds));
+            return new JsonObject().put("paidOrders", now[0]).put("behindAtStop", first[1]).put("behindAtEnd", now[1])
+                    .put("caughtUpSeconds", now[1] == 0 ? seconds : null);
+        }
+    }
+
+    private static long[] behind(PreparedStatement query) throws SQLException {
+        try (ResultSet row = query.executeQuery()) {
+            row.next();
+            return new long[] {row.getLong("paid"), row.getLong("behind")};
+        }
     }
 
     /**

@@ -17,7 +17,10 @@ record Settings(
         int clockTicks,
         int[] peerConcurrency,
         double peerWarmup,
-        int loadLoops) {
+        int loadLoops,
+        double endToEndSeconds,
+        int endToEndConcurrency,
+        double endToEndDrainSeconds) {
 
     static Settings fromEnv() {
         return new Settings(
@@ -34,7 +37,10 @@ record Settings(
                 (int) dbl("BENCH_CLK_TCK", 100),
                 ints("BENCH_PEER_CONCURRENCY", "8 32 128"),
                 dbl("BENCH_PEER_WARMUP", 120),
-                (int) dbl("BENCH_LOAD_LOOPS", 1));
+                (int) dbl("BENCH_LOAD_LOOPS", 1),
+                dbl("BENCH_E2E_SECONDS", 20),
+                (int) dbl("BENCH_E2E_CONCURRENCY", 32),
+                dbl("BENCH_E2E_DRAIN_SECONDS", 60));
     }
 
     private static int[] ints(String name, String fallback) {
