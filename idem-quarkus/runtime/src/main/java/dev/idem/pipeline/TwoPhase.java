@@ -62,7 +62,7 @@ class TwoPhase {
         Claiming claim = new Claiming(request, payload);
         return cacheFirst.run(List.of(request), unanswered -> store.transaction(
                                 config.concurrentWait(request.scope()), tx -> decide(tx, request, claim, CLAIM_ATTEMPTS),
-                                decision -> DedupStore.Ending.commitIf(decision.commit()))
+                                Decision::ending)
                         .chain(decision -> decision.acquired() == null
                                 ? Uni.createFrom().item(decision.settled())
                                 : attempt(work, decision.acquired(), unanswered.get(0).span()))
@@ -156,7 +156,7 @@ class TwoPhase {
         IdemRequest request = lease.request();
         return store.transaction(Optional.empty(), tx -> work.confirm(tx, request.key(), lease.payload(), performed)
                         .chain(effect -> record(effect, trace, stored -> store.confirm(tx, lease, stored, clock.instant()))),
-                        decision -> DedupStore.Ending.commitIf(decision.commit()))
+                        Decision::ending)
                 .chain(decision -> decision.settled().outcome() instanceof Outcome.Rejected refused
                         ? failed(lease, "refused at confirmation: " + refused.reason() + ": " + refused.detail())
                                 .map(outcome -> new Settled.Decided(outcome, null))
@@ -297,6 +297,10 @@ class TwoPhase {
         /** The key is held under {@code lease}: commit, then run the effect outside the transaction. */
         static Decision acquired(Lease lease) {
             return new Decision(null, true, lease);
+        }
+
+        DedupStore.Ending ending() {
+            return DedupStore.Ending.commitIf(commit);
         }
     }
 }
