@@ -47,6 +47,17 @@ measure_peer() {
     --out "$4" "${PEER_FRESH[@]}" || true
 }
 
+# measure_idem <database> <dear?> <service> <relay> <kinds> <out> <what>: idem on a fresh database, its
+# outbox relay on or off, measured like the comparison services
+measure_idem() {
+  fresh_db "$1" $DB_USER "$2" && start_service "$3" IDEM_OUTBOX_RELAY_ENABLED="$4" \
+    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
+    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" || return 0
+  http_run "$7" "$6" --kinds "$5" --fixed true \
+    --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
+  stop_service
+}
+
 # peers_part <shipped|dear>: the comparison services one after the other, then idem on the kinds they
 # were measured on, every one on a fresh database with commits of that cost; then, unless BENCH_E2E=0,
 # end to end: the callbacks services again and idem with their outbox published and coupons granted
@@ -66,13 +77,7 @@ peers_part() {
   done
   union="$(tr '+' '\n' <<<"$union" | sed '/^$/d' | sort -u | paste -sd+ -)"
   flush_redis
-  if fresh_db idem $DB_USER "${ext#.}" && start_service "compare${ext/./-}" IDEM_OUTBOX_RELAY_ENABLED=false \
-    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
-    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"; then
-    http_run "comparison: idem, commits $commits" "$OUT/compare-idem$ext.json" --kinds "$union" --fixed true \
-      --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
-    stop_service
-  fi
+  measure_idem idem "${ext#.}" "compare${ext/./-}" false "$union" "$OUT/compare-idem$ext.json" "comparison: idem, commits $commits"
   if [[ ${BENCH_E2E:-1} != 0 && ${#e2e[@]} -gt 0 ]]; then
     # a topic of the run's own, as many partitions as idem's: the peer's consumers start at its beginning
     topic="bench-$RUN-coupon-grants"
@@ -85,13 +90,7 @@ peers_part() {
       stop_peer
     done
     flush_redis
-    if fresh_db idem_e2e $DB_USER "${ext#.}" && start_service "e2e${ext/./-}" IDEM_OUTBOX_RELAY_ENABLED=true \
-      QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
-      QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"; then
-      http_run "end to end: idem, commits $commits" "$OUT/e2e-idem$ext.json" --kinds e2e --fixed true \
-        --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
-      stop_service
-    fi
+    measure_idem idem_e2e "${ext#.}" "e2e${ext/./-}" true e2e "$OUT/e2e-idem$ext.json" "end to end: idem, commits $commits"
     kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BENCH_KAFKA" --delete --topic "$topic" >/dev/null 2>&1 || true
   fi
   jq -n --argjson seconds "$BENCH_SECONDS" --argjson warmup "$BENCH_PEER_WARMUP" --arg commits "$commits" \

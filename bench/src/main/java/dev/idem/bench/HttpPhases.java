@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.IntFunction;
 
 /**
@@ -141,11 +142,7 @@ final class HttpPhases {
             JsonArray topUps = new JsonArray();
             JsonObject first = ramp(List.of("callbacks first"), List.of(c -> {
                 // a step may pay what the fastest step so far did at up to 2.5 times its concurrency
-                long need = (long) Math.ceil(fastest[0] * settings.seconds() * 2.5) + c;
-                if (pool.unpaid() < need) {
-                    topUps.add(load.closed("(new orders)", TOP_UP_CONCURRENCY, 300,
-                            ops.createOrders(pool, (int) (pool.nextKey + need - pool.unpaid()))).toJson());
-                }
+                topUp(pool, (long) Math.ceil(fastest[0] * settings.seconds() * 2.5) + c).ifPresent(s -> topUps.add(s.toJson()));
                 proc.takeRssMaxKb();
                 Load.Step step = load.closed("callbacks first", c, settings.seconds(), ops.firstDeliveries(pool, null));
                 rssMax[0] = Math.max(rssMax[0], proc.takeRssMaxKb());
@@ -186,14 +183,17 @@ final class HttpPhases {
             int c = settings.endToEndConcurrency();
             Progress.say("end to end: first-delivery callbacks at c=" + c + " for " + settings.endToEndSeconds()
                     + " s, the outbox published and coupons granted meanwhile; then the paid orders without their coupon");
-            long need = (long) Math.ceil(warmRate[0] * settings.endToEndSeconds() * 2.5) + c;
-            if (pool.unpaid() < need) {
-                load.closed("(new orders)", TOP_UP_CONCURRENCY, 300, ops.createOrders(pool, (int) (pool.nextKey + need - pool.unpaid())));
-            }
+            topUp(pool, (long) Math.ceil(warmRate[0] * settings.endToEndSeconds() * 2.5) + c);
             Load.Step step = load.closed("end to end", c, settings.endToEndSeconds(), ops.firstDeliveries(pool, null));
             result.put("endToEnd", step.toJson().put("coupons", couponsBehind()));
         }
         result.put("rssMaxKbOverall", proc.takeRssMaxKb()).put("paidUser", user);
+    }
+
+    /** New orders until {@code pool} holds {@code need} unpaid ones; the step that made them, if one was needed. */
+    private Optional<Load.Step> topUp(Ops.Pool pool, long need) {
+        return pool.unpaid() >= need ? Optional.empty() : Optional.of(load.closed("(new orders)", TOP_UP_CONCURRENCY, 300,
+                ops.createOrders(pool, (int) (pool.nextKey + need - pool.unpaid()))));
     }
 
     /** Paid orders without their coupon, the same for idem and the Spring peer: both key a grant by {@code paid:<order id>}. */
