@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -217,13 +216,14 @@ class OnePhase {
                 : store.findAll(tx, requests(suspects));
         return before.chain(found -> {
             List<Open> working = open.stream().filter(o -> !found.containsKey(o.batchKey())).toList();
-            List<Effect> known = knownEffects(working);
+            List<Begun> begun = begin(tx, working);
+            List<Effect> known = knownEffects(begun);
             if (known != null) {
                 // every effect is known already: the records go out right behind the works, pipelined
-                return Uni.combine().all().unis(works(tx, working), record(tx, working, known, careful)).asTuple()
+                return Uni.combine().all().unis(works(working, begun), record(tx, working, known, careful)).asTuple()
                         .map(both -> seen(found, both.getItem1(), both.getItem2()));
             }
-            return works(tx, working).chain(ran -> {
+            return works(working, begun).chain(ran -> {
                 boolean wroteThenRefused = ran.values().stream()
                         .anyMatch(work -> work.effect() instanceof Effect.Rejected && work.changes() > 0);
                 if (wroteThenRefused) {
@@ -343,41 +343,53 @@ class OnePhase {
                 recorded.committed() ? DedupStore.Ending.ENDED : DedupStore.Ending.commitIf(commit), retried);
     }
 
-    /** The effects of {@code working} when every one of them is known before it runs, else null. */
-    private static List<Effect> knownEffects(List<Open> working) {
-        List<Effect> effects = new ArrayList<>(working.size());
-        for (Open o : working) {
-            if (!(o.pending().work() instanceof Work.Known known)) {
+    /** A work begun on its watched connection, and when. */
+    private record Begun(Work.Begun work, SqlConnection watched, long started) {}
+
+    /** The effects of the works begun when every one of them is known before its statements answer, else null. */
+    private static List<Effect> knownEffects(List<Begun> begun) {
+        List<Effect> effects = new ArrayList<>(begun.size());
+        for (Begun b : begun) {
+            if (!(b.work() instanceof Work.Begun.Answered answered)) {
                 return null;
             }
-            effects.add(known.effect());
+            effects.add(answered.effect());
         }
         return effects;
     }
 
-    /**
-     * The works of {@code working}, in that order, pipelined on the transaction's connection; each
-     * is given the connection {@link WatchedConnection watched}. What each answered, by {@link Open#at}.
-     */
-    private Uni<Map<Integer, WorkRan>> works(SqlConnection tx, List<Open> working) {
-        if (working.isEmpty()) {
-            return Uni.createFrom().item(Map.of());
-        }
-        List<Uni<WorkRan>> runs = new ArrayList<>(working.size());
+    /** The works of {@code working} begun, in that order, each on the connection {@link WatchedConnection watched}. */
+    private static List<Begun> begin(SqlConnection tx, List<Open> working) {
+        List<Begun> begun = new ArrayList<>(working.size());
         for (Open o : working) {
             Pending delivery = o.pending();
             SqlConnection watched = WatchedConnection.watch(tx, delivery.request().scope(), delivery.span().traceparent());
             long started = System.nanoTime();
-            Uni<Effect> effect;
+            Work.Begun work;
             try {
-                effect = Objects.requireNonNull(delivery.span().current(() -> delivery.work().run(watched)),
-                        "the work answered null, not a Uni");
+                work = delivery.span().current(() -> delivery.work().begin(watched));
             } catch (RuntimeException thrown) {
-                effect = Uni.createFrom().failure(thrown);
+                work = new Work.Begun.Running(Uni.createFrom().failure(thrown));
             }
+            begun.add(new Begun(work, watched, started));
+        }
+        return begun;
+    }
+
+    /** What each of the works begun answered, their statements pipelined on the transaction's connection, by {@link Open#at}. */
+    private Uni<Map<Integer, WorkRan>> works(List<Open> working, List<Begun> begun) {
+        if (working.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        List<Uni<WorkRan>> runs = new ArrayList<>(working.size());
+        for (Begun b : begun) {
+            Uni<Effect> effect = b.work() instanceof Work.Begun.Answered answered && answered.statements() != null
+                    ? answered.statements().replaceWith(answered.effect())
+                    : b.work() instanceof Work.Begun.Running running && running.effect() != null ? running.effect()
+                    : Uni.createFrom().failure(new NullPointerException("the work answered null, not a Uni"));
             runs.add(effect.onItem().ifNull().failWith(() -> new NullPointerException("the work's Uni gave null, not an Effect"))
-                    .map(e -> new WorkRan(e, WatchedConnection.statements(watched), WatchedConnection.changes(watched),
-                            System.nanoTime() - started)));
+                    .map(e -> new WorkRan(e, WatchedConnection.statements(b.watched()), WatchedConnection.changes(b.watched()),
+                            System.nanoTime() - b.started())));
         }
         return Uni.join().all(runs).andFailFast().map(ran -> {
             Map<Integer, WorkRan> byDelivery = new HashMap<>();

@@ -17,6 +17,15 @@ public interface Work {
     Uni<Effect> run(SqlConnection tx);
 
     /**
+     * Begins the work on {@code tx}: its statements built (a Uni sends nothing until subscribed),
+     * and its effect if it is known before they answer, so that the key's record can go out right
+     * behind them, in the same round trip. By default the effect is the answer of {@link #run}.
+     */
+    default Begun begin(SqlConnection tx) {
+        return new Begun.Running(run(tx));
+    }
+
+    /**
      * A change whose effect is known before it runs: applied, with {@code result}, once its
      * statements succeed (an order created under a new key, say). The pipeline then sends the
      * key's record right behind it instead of waiting for its answer: one round trip less.
@@ -40,5 +49,19 @@ public interface Work {
         public Uni<Effect> run(SqlConnection tx) {
             return change.apply(tx).replaceWith(effect);
         }
+
+        @Override
+        public Begun begin(SqlConnection tx) {
+            return new Begun.Answered(effect, change.apply(tx));
+        }
+    }
+
+    /** A work begun by {@link #begin}, its statements not sent yet. */
+    sealed interface Begun {
+        /** Its effect is known: it holds once {@code statements} succeed. */
+        record Answered(Effect effect, Uni<?> statements) implements Begun {}
+
+        /** Its effect is what {@code effect} answers. */
+        record Running(Uni<Effect> effect) implements Begun {}
     }
 }

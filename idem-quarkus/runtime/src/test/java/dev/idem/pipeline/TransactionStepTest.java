@@ -15,7 +15,9 @@ import dev.idem.pipeline.CacheFirst.Settled;
 import dev.idem.pipeline.InMemoryDedupCache.Marked;
 import dev.idem.pipeline.InMemoryDatabase.Ending;
 import dev.idem.pipeline.InMemoryDatabase.Tx;
+import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.List;
@@ -289,6 +291,39 @@ class TransactionStepTest {
                 new Outcome.Processed(result("c-1"))), outcomes);
         assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
         assertEquals(rig.db.committed(a).orElseThrow().writtenIn(), rig.db.committed(c).orElseThrow().writtenIn());
+    }
+
+    @Test
+    void worksThatKnowTheirEffectOnceBegunAreRecordedWithItAndAStatementErrorFailsItsOwnAlone() {
+        PipelineRig rig = new PipelineRig();
+        rig.faults.failWritesOf("effect:b-1");
+        // as an endpoint answering with KnownAnswer: the effect is known when the work begins, not by its type
+        Function<IdemRequest, Work> begunKnown = r -> new Work() {
+            @Override
+            public Uni<Effect> run(SqlConnection tx) {
+                throw new AssertionError("the pipeline begins a work, it does not run it");
+            }
+
+            @Override
+            public Begun begin(SqlConnection tx) {
+                return new Begun.Answered(new Effect.Processed(result(r.key())),
+                        rig.db.write(tx, "effect:" + r.key(), r.fingerprint()));
+            }
+        };
+
+        List<Settled> settled = await(rig.protocol.transact(List.of(a, b, c).stream()
+                .map(r -> new Pending(r, begunKnown.apply(r), false)).toList()));
+
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("a-1")), JsonText.encode(result("a-1"))),
+                settled.get(0));
+        assertInstanceOf(Settled.Failed.class, settled.get(1));
+        assertEquals(new Settled.Decided(new Outcome.Processed(result("c-1")), JsonText.encode(result("c-1"))),
+                settled.get(2));
+        assertEquals(List.of(Ending.FAILED, Ending.COMMITTED, Ending.FAILED, Ending.COMMITTED),
+                rig.db.transactions().stream().map(tx -> tx.ending).toList());
+        assertTrue(rig.db.committed(b).isEmpty());
+        assertEquals(result("a-1"), recorded(rig, a, rig.db.transactions().get(1).id));
+        assertEquals(Set.of("effect:a-1", "effect:c-1"), rig.db.rows().keySet());
     }
 
     private static Item item(PipelineRig rig, IdemRequest request) {

@@ -1,6 +1,7 @@
 package dev.idem.extension.it;
 
 import dev.idem.pipeline.rest.Idempotent;
+import dev.idem.pipeline.rest.KnownAnswer;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.ws.rs.POST;
@@ -22,7 +23,8 @@ public class VoucherResource {
 
     /**
      * Issues a voucher once per (caller, Idempotency-Key): a repeated request gets the first answer
-     * again, status, headers and body, with {@code Idempotent-Replayed: true}.
+     * again, status, headers and body, with {@code Idempotent-Replayed: true}. The answer is known
+     * before the insert answers ({@link KnownAnswer}); the ledger's is not ({@link LedgerResource}).
      */
     @POST
     @Idempotent(scope = "voucher-issue")
@@ -31,7 +33,9 @@ public class VoucherResource {
         if (problem != null) {
             return Uni.createFrom().item(Problems.problem(400, "BAD_REQUEST", problem));
         }
-        return vouchers.issue(tx, issue).map(voucher ->
+        // the answer is known before the insert answers: the key's record goes right behind it
+        Voucher voucher = vouchers.voucher(issue);
+        return KnownAnswer.after(vouchers.insert(tx, voucher),
                 Response.created(URI.create("/vouchers/" + voucher.code())).entity(voucher).build());
     }
 }

@@ -18,9 +18,19 @@ public class Vouchers {
 
     /** Issues {@code issue} in {@code tx}, the pipeline's transaction: every statement goes through it. */
     public Uni<Voucher> issue(SqlConnection tx, VoucherIssue issue) {
-        Voucher voucher = new Voucher(UUID.randomUUID(), issue.code(), issue.holder(), issue.amount());
+        Voucher voucher = voucher(issue);
+        return insert(tx, voucher).replaceWith(voucher);
+    }
+
+    /** The voucher {@code issue} makes; its id is made here, so it is known before its insert answers. */
+    public Voucher voucher(VoucherIssue issue) {
+        return new Voucher(UUID.randomUUID(), issue.code(), issue.holder(), issue.amount());
+    }
+
+    /** The insert of {@code voucher} in {@code tx}, sent when subscribed. */
+    public Uni<Void> insert(SqlConnection tx, Voucher voucher) {
         return tx.preparedQuery(ISSUE)
                 .execute(Tuple.of(voucher.id(), voucher.code(), voucher.holder(), voucher.amount()))
-                .replaceWith(voucher);
+                .replaceWithVoid();
     }
 }

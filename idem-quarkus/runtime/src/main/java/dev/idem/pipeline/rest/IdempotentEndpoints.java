@@ -7,9 +7,11 @@ import dev.idem.pipeline.IdemRequest;
 import dev.idem.pipeline.IdempotencyPipeline;
 import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.PipelineConfig;
+import dev.idem.pipeline.Work;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
@@ -90,28 +92,64 @@ class IdempotentEndpoints {
         Object body = endpoint.getBody() >= 0 ? arguments[endpoint.getBody()] : null;
         IdemRequest idem = new IdemRequest(endpoint.getScope(), keyOf(caller, key),
                 fingerprint.of(endpoint.getScope(), request.getMethod(), target, body));
-        return pipeline.execute(idem, tx -> {
-                    arguments[endpoint.getConnection()] = tx;
-                    return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item));
-                })
+        return pipeline.execute(idem, new MethodWork(endpoint, request, invoker, arguments))
                 .map(outcome -> outcome.accept(answered))
                 .onFailure(pipeline::isTransient).recoverWithItem(answers::unavailable)
                 .onFailure(Failed.class).recoverWithItem(failed -> ((Failed) failed).answer);
     }
 
-    /**
-     * The method's own Uni; what it throws becomes the Uni's failure, but for a refusal thrown as a
-     * {@link WebApplicationException} of 400 to 499, which is the method's answer as if returned.
-     */
-    @SuppressWarnings("unchecked")
+    /** The method as the pipeline's work; begun with its answer when it returned a {@link KnownAnswer} of a success. */
+    private final class MethodWork implements Work {
+        private final IdempotentEndpoint endpoint;
+        private final ResteasyReactiveRequestContext request;
+        private final EndpointInvoker invoker;
+        private final Object[] arguments;
+
+        MethodWork(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, EndpointInvoker invoker,
+                   Object[] arguments) {
+            this.endpoint = endpoint;
+            this.request = request;
+            this.invoker = invoker;
+            this.arguments = arguments;
+        }
+
+        @Override
+        public Begun begin(SqlConnection tx) {
+            arguments[endpoint.getConnection()] = tx;
+            Uni<Object> returned = call(invoker, request, arguments);
+            if (returned instanceof KnownAnswer<?> known && status(endpoint, known.answer()) < 400) {
+                return new Begun.Answered(effect(endpoint, request, known.answer()), known.statements());
+            }
+            return new Begun.Running(refusals(returned).map(item -> effect(endpoint, request, item)));
+        }
+
+        @Override
+        public Uni<Effect> run(SqlConnection tx) {
+            Begun begun = begin(tx);
+            return begun instanceof Begun.Answered answered
+                    ? answered.statements().replaceWith(answered.effect())
+                    : ((Begun.Running) begun).effect();
+        }
+    }
+
+    /** The method's own Uni, with {@link #refusals}. */
     private static Uni<Object> invoke(EndpointInvoker invoker, ResteasyReactiveRequestContext request, Object[] arguments) {
-        Uni<Object> answer;
+        return refusals(call(invoker, request, arguments));
+    }
+
+    /** The method's own Uni; what it throws becomes the Uni's failure. */
+    @SuppressWarnings("unchecked")
+    private static Uni<Object> call(EndpointInvoker invoker, ResteasyReactiveRequestContext request, Object[] arguments) {
         try {
             Object returned = invoker.invoke(request.getEndpointInstance(), arguments);
-            answer = returned == null ? Uni.createFrom().nullItem() : (Uni<Object>) returned;
+            return returned == null ? Uni.createFrom().nullItem() : (Uni<Object>) returned;
         } catch (Exception thrown) {
-            answer = Uni.createFrom().failure(thrown);
+            return Uni.createFrom().failure(thrown);
         }
+    }
+
+    /** A refusal thrown as a {@link WebApplicationException} of 400 to 499 is the method's answer, as if returned. */
+    private static Uni<Object> refusals(Uni<Object> answer) {
         return answer.onFailure(IdempotentEndpoints::refusal)
                 .recoverWithItem(thrown -> ((WebApplicationException) thrown).getResponse());
     }
@@ -128,10 +166,8 @@ class IdempotentEndpoints {
      * answer of 500 or more is a failure, as if thrown: nothing is stored, and it goes out as it is.
      */
     private Effect effect(IdempotentEndpoint endpoint, ResteasyReactiveRequestContext request, Object item) {
-        Response response = item instanceof Response r ? r
-                : item instanceof RestResponse<?> r ? r.toResponse()
-                : null;
-        int status = response != null ? response.getStatus() : item == null ? 204 : endpoint.getStatus();
+        Response response = response(item);
+        int status = status(endpoint, item);
         if (status >= 500) {
             throw new Failed(response != null ? response : Response.status(status).entity(item).build());
         }
@@ -140,6 +176,16 @@ class IdempotentEndpoints {
                 ? new Effect.Rejected("HTTP_" + status, "the endpoint answered " + status, stored,
                         !NOT_THE_KEYS_ANSWER.contains(status))
                 : new Effect.Processed(stored);
+    }
+
+    private static Response response(Object item) {
+        return item instanceof Response r ? r : item instanceof RestResponse<?> r ? r.toResponse() : null;
+    }
+
+    /** The status the method's answer {@code item} goes out with. */
+    private static int status(IdempotentEndpoint endpoint, Object item) {
+        Response response = response(item);
+        return response != null ? response.getStatus() : item == null ? 204 : endpoint.getStatus();
     }
 
     /** An answer as JSON: its status, body bytes, {@code Content-Type} and the headers of {@code replayed-headers}. */
