@@ -110,7 +110,7 @@ class OnePhase {
 
         /** Runs again as {@code refusal}: its decision stands, and is recorded without what its work wrote. */
         Open refusing(Effect.Rejected refusal) {
-            Work recorded = new Work.Known(refusal, tx -> Uni.createFrom().voidItem());
+            Work recorded = new Work.Known(refusal, List.of());
             return new Open(at, new Pending(request(), recorded, pending.suspect(), pending.span()), vanishedBefore);
         }
 
@@ -383,8 +383,8 @@ class OnePhase {
         }
         List<Uni<WorkRan>> runs = new ArrayList<>(working.size());
         for (Begun b : begun) {
-            Uni<Effect> effect = b.work() instanceof Work.Begun.Answered answered && answered.statements() != null
-                    ? answered.statements().replaceWith(answered.effect())
+            Uni<Effect> effect = b.work() instanceof Work.Begun.Answered answered
+                    ? Statement.allOn(b.watched(), answered.statements()).replaceWith(answered.effect())
                     : b.work() instanceof Work.Begun.Running running && running.effect() != null ? running.effect()
                     : Uni.createFrom().failure(new NullPointerException("the work answered null, not a Uni"));
             runs.add(effect.onItem().ifNull().failWith(() -> new NullPointerException("the work's Uni gave null, not an Effect"))

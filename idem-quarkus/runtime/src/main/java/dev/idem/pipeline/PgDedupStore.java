@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.jboss.logging.Logger;
@@ -114,6 +115,8 @@ class PgDedupStore implements DedupStore {
 
     private final Pool pool;
     private final OutageLog outage;
+    /** Connections whose COMMIT went out: that ends their transaction, committed or not, so no ROLLBACK follows. */
+    private final Set<Object> committing = ConcurrentHashMap.newKeySet();
 
     PgDedupStore(Pool pool, Clock clock) {
         this.pool = pool;
@@ -126,7 +129,8 @@ class PgDedupStore implements DedupStore {
      * first statement is sent right behind BEGIN (and the lock wait's bound, in the same message),
      * without waiting for its answer; {@link #recordAllAndCommit} sends COMMIT right behind the
      * records. If BEGIN failed, so does the body. Whatever happens, the transaction is over before
-     * the connection goes back to the pool: a failed body is rolled back.
+     * the connection goes back to the pool: a failed body is rolled back, unless its COMMIT went out
+     * (an aborted transaction's COMMIT rolls it back; a ROLLBACK after it only draws a warning).
      */
     @Override
     public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
@@ -141,7 +145,9 @@ class PgDedupStore implements DedupStore {
                             case ROLLBACK -> conn.query("ROLLBACK").execute();
                             case ENDED -> Uni.createFrom().voidItem();
                         })
-                        .onFailure().call(() -> conn.query("ROLLBACK").execute().onFailure().recoverWithNull()))
+                        .onFailure().call(() -> committing.remove(conn.getDelegate()) ? Uni.createFrom().voidItem()
+                                : conn.query("ROLLBACK").execute().onFailure().recoverWithNull())
+                        .eventually(() -> committing.remove(conn.getDelegate())))
                 .invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
     }
 
@@ -172,7 +178,11 @@ class PgDedupStore implements DedupStore {
         Uni<Boolean> written = insertRecords(tx, RECORD_PLAIN, RECORD_ALL_PLAIN, requests, results, now, expiresAt)
                 .replaceWith(true)
                 .onFailure(failure -> failureOf(failure) == Failure.UNIQUE_VIOLATION).recoverWithItem(false);
-        return Uni.combine().all().unis(written, tx.query("COMMIT").execute()).asTuple().map(both -> both.getItem1());
+        Uni<RowSet<Row>> commit = Uni.createFrom().deferred(() -> {
+            committing.add(tx.getDelegate());
+            return tx.query("COMMIT").execute();
+        });
+        return Uni.combine().all().unis(written, commit).asTuple().map(both -> both.getItem1());
     }
 
     private static Uni<RowSet<Row>> insertRecords(SqlConnection tx, String one, String many, List<IdemRequest> requests,

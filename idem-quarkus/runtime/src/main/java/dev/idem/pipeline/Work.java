@@ -3,8 +3,8 @@ package dev.idem.pipeline;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 
 /** The business change a key guards; it runs on the pipeline's connection, inside its transaction. */
 @FunctionalInterface
@@ -17,9 +17,9 @@ public interface Work {
     Uni<Effect> run(SqlConnection tx);
 
     /**
-     * Begins the work on {@code tx}: its statements built (a Uni sends nothing until subscribed),
-     * and its effect if it is known before they answer, so that the key's record can go out right
-     * behind them, in the same round trip. By default the effect is the answer of {@link #run}.
+     * Begins the work on {@code tx}: by default it runs ({@link #run}), and its effect is what that
+     * answers. A work whose effect is known ahead answers its effect and its statements instead:
+     * the pipeline sends them, and the key's record and the COMMIT right behind them, in one write.
      */
     default Begun begin(SqlConnection tx) {
         return new Begun.Running(run(tx));
@@ -27,11 +27,11 @@ public interface Work {
 
     /**
      * A change whose effect is known before it runs: applied, with {@code result}, once its
-     * statements succeed (an order created under a new key, say). The pipeline then sends the
-     * key's record right behind it instead of waiting for its answer: one round trip less.
+     * statements succeed (an order created under a new key, say). The pipeline sends them, the
+     * key's record and the COMMIT at once, without waiting for their answers: one round trip less.
      */
-    static Work applying(JsonObject result, Function<SqlConnection, Uni<Void>> change) {
-        return new Known(new Effect.Processed(result), change);
+    static Work applying(JsonObject result, Statement... statements) {
+        return new Known(new Effect.Processed(result), List.of(statements));
     }
 
     /**
@@ -44,22 +44,26 @@ public interface Work {
     }
 
     /** A work of {@link #applying}: its effect, and the statements that make it so. */
-    record Known(Effect effect, Function<SqlConnection, Uni<Void>> change) implements Work {
+    record Known(Effect effect, List<Statement> statements) implements Work {
         @Override
         public Uni<Effect> run(SqlConnection tx) {
-            return change.apply(tx).replaceWith(effect);
+            return Statement.allOn(tx, statements).replaceWith(effect);
         }
 
         @Override
         public Begun begin(SqlConnection tx) {
-            return new Begun.Answered(effect, change.apply(tx));
+            return new Begun.Answered(effect, statements);
         }
     }
 
-    /** A work begun by {@link #begin}, its statements not sent yet. */
+    /** A work begun by {@link #begin}. */
     sealed interface Begun {
-        /** Its effect is known: it holds once {@code statements} succeed. */
-        record Answered(Effect effect, Uni<?> statements) implements Begun {}
+        /** Its effect is known: it holds once {@code statements}, sent together by the pipeline, succeed. */
+        record Answered(Effect effect, List<Statement> statements) implements Begun {
+            public Answered {
+                statements = List.copyOf(statements);
+            }
+        }
 
         /** Its effect is what {@code effect} answers. */
         record Running(Uni<Effect> effect) implements Begun {}

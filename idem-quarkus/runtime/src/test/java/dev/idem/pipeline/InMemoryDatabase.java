@@ -1,6 +1,9 @@
 package dev.idem.pipeline;
 
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -251,17 +254,49 @@ final class InMemoryDatabase {
         }).chain(() -> afterLocks(tx, keys, body));
     }
 
-    /** A SQL handle that only names a transaction: any use of it fails, saying how a work is tested instead. */
-    private static io.vertx.sqlclient.SqlConnection placeholder(String name) {
+    /**
+     * A SQL handle that only names a transaction. A prepared statement on it (a known work's
+     * {@link Statement}) sets the row its text names to its first argument; any other use fails,
+     * saying how a work is tested instead.
+     */
+    private io.vertx.sqlclient.SqlConnection placeholder(String name) {
         Class<?> type = io.vertx.sqlclient.SqlConnection.class;
         return (io.vertx.sqlclient.SqlConnection) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "equals" -> proxy == args[0];
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "toString" -> name;
-                    default -> throw new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL ("
-                            + method.getName() + "() on " + name + "): hand changes to PipelineKit.Database#write; "
-                            + "test SQL with @QuarkusTest.");
+                    case "preparedQuery" -> namedRow(proxy, (String) args[0]);
+                    default -> throw noSql(method.getName(), name);
                 });
+    }
+
+    private Object namedRow(Object core, String row) {
+        Class<?> type = io.vertx.sqlclient.PreparedQuery.class;
+        return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            if (method.getName().equals("execute") && args != null && args.length == 2
+                    && args[0] instanceof io.vertx.sqlclient.Tuple tuple && args[1] instanceof Handler<?> handler) {
+                @SuppressWarnings("unchecked")
+                Handler<AsyncResult<Object>> answer = (Handler<AsyncResult<Object>>) handler;
+                SqlConnection on;
+                synchronized (this) {
+                    on = transactions.stream().filter(t -> t.handle.getDelegate() == core).findFirst().orElseThrow().handle;
+                }
+                row(on, row, String.valueOf(tuple.getValue(0)), false).subscribe().with(
+                        ok -> answer.handle(Future.succeededFuture()), failed -> answer.handle(Future.failedFuture(failed)));
+                return null;
+            }
+            return switch (method.getName()) {
+                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "toString" -> row;
+                default -> throw noSql(method.getName(), row);
+            };
+        });
+    }
+
+    private static UnsupportedOperationException noSql(String method, String on) {
+        return new UnsupportedOperationException("PipelineKit's in-memory database runs no SQL (" + method + "() on "
+                + on + "): hand changes to PipelineKit.Database#write; test SQL with @QuarkusTest.");
     }
 }

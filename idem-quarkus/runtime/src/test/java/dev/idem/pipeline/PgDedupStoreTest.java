@@ -1,5 +1,10 @@
 package dev.idem.pipeline;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.pipeline.DedupStore.Ending;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -14,10 +19,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The store contract of {@link PgDedupStore}, on the Postgres server of {@code ./idem services} in a
@@ -60,6 +69,21 @@ class PgDedupStoreTest extends DedupStoreContract {
                 .setUser("idem").setPassword("idem").setConnectTimeout(2000);
         return Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(options)
                 .using(vertx.getDelegate()).build());
+    }
+
+    @Test
+    void aWorkStatementThatFailsAheadOfTheRecordsAndCommitLeavesNothingAndTheConnectionUsable() {
+        // a work's statement fails, its record and the COMMIT pipelined behind it: the COMMIT ends the aborted transaction
+        RuntimeException failed = assertThrows(RuntimeException.class, () -> store.transaction(UNBOUNDED,
+                tx -> Uni.combine().all().unis(insertRow(tx, "row-1"), tx.query("SELECT 1 / 0").execute(),
+                        recordAndCommit(tx, A)).asTuple(), all -> Ending.ENDED).await().atMost(PATIENCE));
+
+        // the work's own failure (22012), not what the statements behind it met (25P02)
+        assertEquals(DedupStore.Failure.INVALID_DATA, store.classify(failed));
+        assertEquals(Map.of(), committed(A));
+        assertEquals(Set.of(), rows());
+        assertTrue(inTx(tx -> store.recordAll(tx, List.of(B), List.of("{}"), Instant.now(), List.of(Instant.now().plusSeconds(60))))
+                .contains(DedupStore.batchKey(B)), "the connection went back to the pool usable");
     }
 
     private static String migration() throws IOException {

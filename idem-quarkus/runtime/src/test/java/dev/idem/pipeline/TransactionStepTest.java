@@ -18,6 +18,7 @@ import dev.idem.pipeline.InMemoryDatabase.Tx;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import java.time.Duration;
 import java.util.List;
@@ -279,8 +280,7 @@ class TransactionStepTest {
         PipelineRig rig = new PipelineRig();
         rig.faults.commitsMeanwhile(rig.done(b, result("b-1")));
         List<Item> items = List.of(a, b, c).stream()
-                .map(r -> new Item(r, Work.applying(result(r.key()),
-                        tx -> rig.db.write(tx, "effect:" + r.key(), r.fingerprint()))))
+                .map(r -> new Item(r, Work.applying(result(r.key()), Statement.of("effect:" + r.key(), Tuple.of(r.fingerprint())))))
                 .toList();
 
         List<Outcome> outcomes = await(rig.pipeline.executeAll(items));
@@ -307,7 +307,7 @@ class TransactionStepTest {
             @Override
             public Begun begin(SqlConnection tx) {
                 return new Begun.Answered(new Effect.Processed(result(r.key())),
-                        rig.db.write(tx, "effect:" + r.key(), r.fingerprint()));
+                        List.of(Statement.of("effect:" + r.key(), Tuple.of(r.fingerprint()))));
             }
         };
 

@@ -35,7 +35,7 @@ public class VoucherResource {
         }
         // the answer is known before the insert answers: the key's record goes right behind it
         Voucher voucher = vouchers.voucher(issue);
-        return KnownAnswer.after(vouchers.insert(tx, voucher),
-                Response.created(URI.create("/vouchers/" + voucher.code())).entity(voucher).build());
+        return KnownAnswer.after(tx, Response.created(URI.create("/vouchers/" + voucher.code())).entity(voucher).build(),
+                vouchers.inserting(voucher));
     }
 }

@@ -1,5 +1,6 @@
 package dev.idem.extension.it;
 
+import dev.idem.pipeline.Statement;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -19,7 +20,7 @@ public class Vouchers {
     /** Issues {@code issue} in {@code tx}, the pipeline's transaction: every statement goes through it. */
     public Uni<Voucher> issue(SqlConnection tx, VoucherIssue issue) {
         Voucher voucher = voucher(issue);
-        return insert(tx, voucher).replaceWith(voucher);
+        return inserting(voucher).on(tx).replaceWith(voucher);
     }
 
     /** The voucher {@code issue} makes; its id is made here, so it is known before its insert answers. */
@@ -27,10 +28,8 @@ public class Vouchers {
         return new Voucher(UUID.randomUUID(), issue.code(), issue.holder(), issue.amount());
     }
 
-    /** The insert of {@code voucher} in {@code tx}, sent when subscribed. */
-    public Uni<Void> insert(SqlConnection tx, Voucher voucher) {
-        return tx.preparedQuery(ISSUE)
-                .execute(Tuple.of(voucher.id(), voucher.code(), voucher.holder(), voucher.amount()))
-                .replaceWithVoid();
+    /** The insert of {@code voucher}, not yet sent. */
+    public Statement inserting(Voucher voucher) {
+        return Statement.of(ISSUE, Tuple.of(voucher.id(), voucher.code(), voucher.holder(), voucher.amount()));
     }
 }

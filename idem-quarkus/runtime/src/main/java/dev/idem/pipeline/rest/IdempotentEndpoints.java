@@ -125,10 +125,8 @@ class IdempotentEndpoints {
 
         @Override
         public Uni<Effect> run(SqlConnection tx) {
-            Begun begun = begin(tx);
-            return begun instanceof Begun.Answered answered
-                    ? answered.statements().replaceWith(answered.effect())
-                    : ((Begun.Running) begun).effect();
+            arguments[endpoint.getConnection()] = tx;
+            return refusals(call(invoker, request, arguments)).map(item -> effect(endpoint, request, item));
         }
     }
 
