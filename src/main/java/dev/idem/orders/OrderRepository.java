@@ -3,6 +3,7 @@ package dev.idem.orders;
 import static dev.idem.pipeline.SqlTime.instant;
 import static dev.idem.pipeline.SqlTime.ts;
 
+import dev.idem.pipeline.Statement;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -92,12 +93,15 @@ public class OrderRepository {
 
     /** {@code firstQueryAt}: when the order's payment is first asked of its gateway; null: never. */
     public Uni<Void> insert(SqlClient client, Order order, Instant firstQueryAt) {
-        return client.preparedQuery(INSERT)
-                .execute(Tuple.from(new Object[] {order.orderId(), order.userId(), order.amountCents(),
-                        order.currency(), order.status().name(), ts(order.createdAt()),
-                        order.gateway() == null ? null : order.gateway().id(),
-                        firstQueryAt == null ? null : ts(firstQueryAt)}))
-                .replaceWithVoid();
+        Statement insert = inserting(order, firstQueryAt);
+        return client.preparedQuery(insert.sql()).execute(insert.arguments()).replaceWithVoid();
+    }
+
+    /** {@link #insert} as a statement not yet sent, for a submit whose answer is known before it runs. */
+    public Statement inserting(Order order, Instant firstQueryAt) {
+        return Statement.of(INSERT, Tuple.from(new Object[] {order.orderId(), order.userId(), order.amountCents(),
+                order.currency(), order.status().name(), ts(order.createdAt()),
+                order.gateway() == null ? null : order.gateway().id(), firstQueryAt == null ? null : ts(firstQueryAt)}));
     }
 
     /** An order claimed for a query of its gateway(s): {@code queries} counts this one. */

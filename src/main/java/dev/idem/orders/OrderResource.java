@@ -3,6 +3,7 @@ package dev.idem.orders;
 import dev.idem.pipeline.StrictJson;
 import dev.idem.pipeline.StrictJson.Parsed;
 import dev.idem.pipeline.rest.Idempotent;
+import dev.idem.pipeline.rest.KnownAnswer;
 import dev.idem.tokens.TokenResource;
 import dev.idem.web.Json;
 import dev.idem.support.Ids;
@@ -63,7 +64,9 @@ public class OrderResource {
         }
         OrderRequest request = ((Parsed.Valid<OrderRequest>) parsed).value();
         if (key != null) {
-            return orders.create(tx, userId, request).map(order -> created(order.toJson()));
+            // the answer is known before the insert answers: the key's record goes right behind it
+            OrderService.NewOrder made = orders.create(userId, request);
+            return KnownAnswer.after(tx, created(made.order().toJson()), made.insert());
         }
         return orders.submitWithToken(userId, token, request).map(OrderResource::tokenAnswer);
     }

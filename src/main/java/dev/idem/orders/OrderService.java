@@ -1,5 +1,6 @@
 package dev.idem.orders;
 
+import dev.idem.pipeline.Statement;
 import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -42,10 +43,16 @@ public class OrderService {
         this.clock = clock;
     }
 
-    /** Creates the order in {@code tx}: an Idempotency-Key submit's transaction, where its key is recorded. */
-    public Uni<Order> create(SqlConnection tx, String userId, OrderRequest request) {
+    /** An order made, and its insert, not yet sent. */
+    public record NewOrder(Order order, Statement insert) {}
+
+    /**
+     * Makes the order and its insert, for an Idempotency-Key submit's transaction, where its key is
+     * recorded. The order is known before the insert answers (its id is made here).
+     */
+    public NewOrder create(String userId, OrderRequest request) {
         Order order = newOrder(userId, request);
-        return insert(tx, order).replaceWith(order);
+        return new NewOrder(order, orders.inserting(order, firstQuery.at(order).orElse(null)));
     }
 
     /**
