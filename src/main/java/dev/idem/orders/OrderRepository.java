@@ -93,8 +93,7 @@ public class OrderRepository {
 
     /** {@code firstQueryAt}: when the order's payment is first asked of its gateway; null: never. */
     public Uni<Void> insert(SqlClient client, Order order, Instant firstQueryAt) {
-        Statement insert = inserting(order, firstQueryAt);
-        return client.preparedQuery(insert.sql()).execute(insert.arguments()).replaceWithVoid();
+        return inserting(order, firstQueryAt).on(client).replaceWithVoid();
     }
 
     /** {@link #insert} as a statement not yet sent, for a submit whose answer is known before it runs. */

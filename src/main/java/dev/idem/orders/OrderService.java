@@ -4,7 +4,6 @@ import dev.idem.pipeline.Statement;
 import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
@@ -52,7 +51,7 @@ public class OrderService {
      */
     public NewOrder create(String userId, OrderRequest request) {
         Order order = newOrder(userId, request);
-        return new NewOrder(order, orders.inserting(order, firstQuery.at(order).orElse(null)));
+        return new NewOrder(order, inserting(order));
     }
 
     /**
@@ -63,7 +62,7 @@ public class OrderService {
         return tokens.consume(token, userId).chain(consumption -> {
             if (consumption instanceof TokenStore.Consumption.Consumed consumed) {
                 Order order = newOrder(userId, request);
-                return pool.withTransaction(tx -> insert(tx, order))
+                return pool.withTransaction(tx -> inserting(order).on(tx).replaceWithVoid())
                         .onFailure().call(() -> tokens.restore(token, userId, consumed.remaining()))
                         .replaceWith((TokenSubmit) new TokenSubmit.Created(order));
             }
@@ -77,8 +76,8 @@ public class OrderService {
         return orders.find(pool, orderId).map(found -> found.filter(order -> order.userId().equals(userId)));
     }
 
-    private Uni<Void> insert(SqlConnection tx, Order order) {
-        return orders.insert(tx, order, firstQuery.at(order).orElse(null));
+    private Statement inserting(Order order) {
+        return orders.inserting(order, firstQuery.at(order).orElse(null));
     }
 
     private Order newOrder(String userId, OrderRequest request) {

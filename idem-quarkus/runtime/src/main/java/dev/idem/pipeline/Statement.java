@@ -3,6 +3,7 @@ package dev.idem.pipeline;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.util.List;
@@ -26,9 +27,9 @@ public record Statement(String sql, Tuple arguments) {
         return new Statement(sql, arguments);
     }
 
-    /** Sends it on {@code tx}. */
-    public Uni<RowSet<Row>> on(SqlConnection tx) {
-        return tx.preparedQuery(sql).execute(arguments);
+    /** Sends it through {@code client}: a transaction's connection, or a pool for a statement of its own. */
+    public Uni<RowSet<Row>> on(SqlClient client) {
+        return client.preparedQuery(sql).execute(arguments);
     }
 
     /** Sends every one of {@code statements} on {@code tx} at once, pipelined; fails as the first that failed. */

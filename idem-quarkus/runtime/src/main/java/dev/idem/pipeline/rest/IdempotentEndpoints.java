@@ -126,7 +126,7 @@ class IdempotentEndpoints {
         @Override
         public Uni<Effect> run(SqlConnection tx) {
             arguments[endpoint.getConnection()] = tx;
-            return refusals(call(invoker, request, arguments)).map(item -> effect(endpoint, request, item));
+            return invoke(invoker, request, arguments).map(item -> effect(endpoint, request, item));
         }
     }
 
