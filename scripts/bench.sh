@@ -8,8 +8,9 @@
 #   ha       first deliveries on Postgres with failover, with a synchronous standby and without
 #   tracing  first deliveries with tracing off, every delivery and 1 % sampled to Zipkin
 #   kafka    coupon grants/s with the pipeline and without; callback → coupon latency
-#   peers    BENCH_PEERS=name=[callbacks|keys|callbacks+keys@]http://host:port,...: each alone, then
-#            idem, at BENCH_PEER_CONCURRENCY after BENCH_PEER_WARMUP s. BENCH_PEER_START_<name> (bash -c)
+#   peers    BENCH_PEERS=name=[callbacks|keys|callbacks+keys@]http://host:port,...: each beside idem, the
+#            two taking turns, BENCH_PEER_ROUNDS (3) rounds at each of BENCH_PEER_CONCURRENCY after
+#            BENCH_PEER_WARMUP s. BENCH_PEER_START_<name> (bash -c)
 #            starts one on a fresh database, given BENCH_PEER_PORT, BENCH_PEER_DB, BENCH_PEER_DB_USER,
 #            BENCH_PEER_DB_PASSWORD, BENCH_PEER_REDIS_DB, BENCH_SECRET; else it is measured as it runs
 #            once per commit cost of BENCH_COMMITS ("shipped dear"): dear, every commit's WAL flush on the
@@ -37,7 +38,7 @@ source "$ROOT/scripts/lib/bench-peers.sh"
 KAFKA_DIR="$ROOT/.idem/kafka"
 # shellcheck source=scripts/lib/kafka.sh
 source "$ROOT/scripts/lib/kafka.sh"
-PG_PORT=5432 DB_NAME=idem DB_USER=idem DB_PASSWORD=idem REDIS_PORT=6379 REDIS_DB=6 SECRET=bench-secret
+PG_PORT=5432 DB_NAME=idem DB_USER=idem DB_PASSWORD=idem REDIS_PORT=6379 REDIS_DB=6 PEER_REDIS_DB=7 SECRET=bench-secret
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
   : "${BENCH_SECONDS:=3}" "${BENCH_WARMUP_SECONDS:=2}" "${BENCH_PEER_WARMUP:=6}" "${BENCH_KAFKA_WARMUP:=2000}"
@@ -46,6 +47,7 @@ export BENCH_SECONDS="${BENCH_SECONDS:-10}" BENCH_WARMUP_SECONDS="${BENCH_WARMUP
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}" BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
 export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-20000}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}" BENCH_PEER_WARMUP="${BENCH_PEER_WARMUP:-120}"
+export BENCH_PEER_ROUNDS="${BENCH_PEER_ROUNDS:-3}"
 export BENCH_KAFKA="${BENCH_KAFKA:-$HOST:9092}"
 BENCH_COMMITS="${BENCH_COMMITS:-shipped dear}" BENCH_DEAR_COMMIT_US="${BENCH_DEAR_COMMIT_US:-2000}"
 BENCH_APP="${BENCH_APP:-}" BENCH_PARTS="${BENCH_PARTS:-limits http native ha tracing kafka peers}"
@@ -60,7 +62,10 @@ declare -A STARTUP=()
 
 psql_idem() { PGPASSWORD=$DB_PASSWORD psql -X -q -A -t -v ON_ERROR_STOP=1 -h $HOST -p $PG_PORT -U $DB_USER -d $DB_NAME "$@"; }
 part() { [[ " $BENCH_PARTS " == *" $1 "* ]]; }
-flush_redis() { redis-cli -h $HOST -p $REDIS_PORT -n $REDIS_DB flushdb >/dev/null 2>&1 || true; }
+flush_redis() {
+  local db
+  for db in $REDIS_DB $PEER_REDIS_DB; do redis-cli -h $HOST -p $REDIS_PORT -n $db flushdb >/dev/null 2>&1 || true; done
+}
 tests_running() { pgrep -f surefire >/dev/null 2>&1; }
 # a test run anywhere on the machine (other worktrees' too), or a Maven build in this repository
 build_busy() {
@@ -121,7 +126,7 @@ set_grants_aside() {
 cleanup_data() {
   ((DATA_WRITTEN)) && [[ ${BENCH_KEEP_DATA:-0} != 1 ]] || return 0
   DATA_WRITTEN=0
-  log "deleting the benchmark's rows (user ids bench-$RUN*) and Redis database $REDIS_DB"
+  log "deleting the benchmark's rows (user ids bench-$RUN*) and Redis databases $REDIS_DB and $PEER_REDIS_DB"
   psql_idem <<SQL || log "warning: could not delete every benchmark row"
 BEGIN;
 CREATE TEMP TABLE bench_orders ON COMMIT DROP AS SELECT id FROM orders WHERE user_id LIKE 'bench-$RUN%';

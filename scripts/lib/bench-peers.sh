@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The comparison services of ./idem bench (part peers), sourced by scripts/bench.sh: each started on a
-# fresh database of its own, measured by the same load generator, then idem the same way.
+# fresh database of its own beside idem on another, the two measured by the same load generator taking
+# turns step by step (bench compare); end to end, each alone, then idem.
 
 # the comparison service's whole process group: the command and whatever it started
 stop_peer() { [[ -z $PEER_PID ]] || stop_pid "-$PEER_PID" 30 "comparison service" || true; PEER_PID=""; }
@@ -27,7 +28,7 @@ start_peer() {
     fresh_db "$3" "$PEER_DB_OWNER" "$4" || return 1
     log "comparison service $name: starting it on port $port${5:+ (${*:5})}"
     env "${@:5}" BENCH_PEER_PORT="$port" BENCH_PEER_DB="$FRESH_DB" BENCH_PEER_DB_USER="$PEER_DB_OWNER" \
-      BENCH_PEER_DB_PASSWORD="$PEER_DB_PASSWORD" BENCH_PEER_REDIS_DB="$REDIS_DB" \
+      BENCH_PEER_DB_PASSWORD="$PEER_DB_PASSWORD" BENCH_PEER_REDIS_DB="$PEER_REDIS_DB" \
       setsid bash -c "${!start}" </dev/null >"$OUT/peer-$3${4:+-$4}.log" 2>&1 8>&- &
     PEER_PID=$!
     for ((i = 0; i < 1200; i++)); do
@@ -38,13 +39,30 @@ start_peer() {
   fi
 }
 
+# peer_pid <url>: the pid listening on the comparison service's port, 0 when unknown
+peer_pid() { ss -Hltnp "sport = :${1##*:}" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || echo 0; }
+
 # measure_peer <name> <url> <kinds> <out> <what>: the load generator against the running comparison service
 measure_peer() {
-  local port=${2##*:} start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1"
-  phase "$5" bench_java http --name "$1" --url "$2" --run "$RUN" --kinds "$3" --fixed true \
-    --pid "$(ss -Hltnp "sport = :$port" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2 || echo 0)" \
+  local start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1"
+  phase "$5" bench_java http --name "$1" --url "$2" --run "$RUN" --kinds "$3" --fixed true --pid "$(peer_pid "$2")" \
     --started "$([[ -n ${!start:-} ]] && echo bench || echo no)" --secret "${!secret:-$SECRET}" \
     --out "$4" "${PEER_FRESH[@]}" || true
+}
+
+# measure_beside <name> <url> <kinds> <dear?> <out ext>: idem on a fresh database beside the running
+# comparison service, both on the service's kinds, taking turns step by step
+measure_beside() {
+  local start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1" db
+  fresh_db "idem_beside_$1" $DB_USER "$4" && db=$FRESH_DB && start_service "beside-$1$5" IDEM_OUTBOX_RELAY_ENABLED=false \
+    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$db" \
+    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$db" || return 0
+  phase "comparison: $1 beside idem${4:+, commits $4}" bench_java compare --run "$RUN" --kinds "$3" --fixed true \
+    --a-url "http://$HOST:$PORT" --a-pid "$SERVICE_PID" --a-out "$OUT/compare-idem-$1$5.json" \
+    --a-fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$db" --a-db-user $DB_USER --a-db-password $DB_PASSWORD \
+    --b-name "$1" --b-url "$2" --b-out "$OUT/compare-$1$5.json" --b-secret "${!secret:-$SECRET}" \
+    --b-pid "$(peer_pid "$2")" --b-started "$([[ -n ${!start:-} ]] && echo bench || echo no)" "${PEER_FRESH[@]/#--/--b-}" || true
+  stop_service
 }
 
 # measure_idem <database> <dear?> <service> <relay> <kinds> <out> <what>: idem on a fresh database, its
@@ -62,22 +80,19 @@ measure_idem() {
 # were measured on, every one on a fresh database with commits of that cost; then, unless BENCH_E2E=0,
 # end to end: the callbacks services again and idem with their outbox published and coupons granted
 peers_part() {
-  local commits=$1 spec name kinds url peers=() union="" e2e=() ext="" topic
+  local commits=$1 spec name kinds url peers=() e2e=() ext="" topic
   [[ $commits == shipped ]] || ext=".$commits"
   for spec in ${BENCH_PEERS//,/ }; do
     [[ $spec =~ ^([A-Za-z][A-Za-z0-9_]*)=((callbacks|keys|callbacks\+keys)@)?(http://[^/:]+:[0-9]+)/?$ ]] ||
       { log "BENCH_PEERS: cannot read '$spec'" && return 1; }
     name=${BASH_REMATCH[1]} kinds=${BASH_REMATCH[3]:-callbacks+keys} url=${BASH_REMATCH[4]}
-    peers+=("$name") union+="+$kinds"
+    peers+=("$name")
     [[ $kinds != *callbacks* ]] || e2e+=("$name=$url")
     flush_redis
     start_peer "$name" "$url" "$name" "${ext#.}" || continue
-    measure_peer "$name" "$url" "$kinds" "$OUT/compare-$name$ext.json" "comparison: $name, commits $commits"
+    measure_beside "$name" "$url" "$kinds" "${ext#.}" "$ext"
     stop_peer
   done
-  union="$(tr '+' '\n' <<<"$union" | sed '/^$/d' | sort -u | paste -sd+ -)"
-  flush_redis
-  measure_idem idem "${ext#.}" "compare${ext/./-}" false "$union" "$OUT/compare-idem$ext.json" "comparison: idem, commits $commits"
   if [[ ${BENCH_E2E:-1} != 0 && ${#e2e[@]} -gt 0 ]]; then
     # a topic of the run's own, as many partitions as idem's: the peer's consumers start at its beginning
     topic="bench-$RUN-coupon-grants"
@@ -94,7 +109,8 @@ peers_part() {
     kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BENCH_KAFKA" --delete --topic "$topic" >/dev/null 2>&1 || true
   fi
   jq -n --argjson seconds "$BENCH_SECONDS" --argjson warmup "$BENCH_PEER_WARMUP" --arg commits "$commits" \
+    --argjson rounds "$BENCH_PEER_ROUNDS" \
     --argjson delay "$([[ $commits == dear ]] && echo "$BENCH_DEAR_COMMIT_US" || echo null)" '{peers: $ARGS.positional,
-    stepSeconds: $seconds, warmupSeconds: $warmup, commits: $commits, commitDelayMicros: $delay}' \
+    stepSeconds: $seconds, warmupSeconds: $warmup, rounds: $rounds, commits: $commits, commitDelayMicros: $delay}' \
     --args "${peers[@]}" >"$OUT/compare$ext.json"
 }

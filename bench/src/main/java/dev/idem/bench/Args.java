@@ -23,6 +23,22 @@ final class Args {
         return new Args(values);
     }
 
+    /** One side of a comparison: the options named {@code prefix}… without it, over those of neither side. */
+    Args side(String prefix) {
+        Map<String, String> side = new HashMap<>();
+        values.forEach((name, value) -> {
+            if (!name.matches("[ab]-.*")) {
+                side.put(name, value);
+            }
+        });
+        values.forEach((name, value) -> {
+            if (name.startsWith(prefix)) {
+                side.put(name.substring(prefix.length()), value);
+            }
+        });
+        return new Args(side);
+    }
+
     String get(String name) {
         String value = values.get(name);
         if (value == null) {

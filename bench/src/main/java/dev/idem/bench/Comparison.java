@@ -17,8 +17,10 @@ import java.util.function.Consumer;
  * The comparison part of the report: idem ÷ each comparison service, figure by figure and
  * concurrency by concurrency, from the script's {@code compare.json} (the services, in order, and
  * the settings) and one {@code compare-<name>.json} per service ({@link HttpPhases} with
- * {@code --fixed true}); with commits made dearer, {@code compare.dear.json} and
- * {@code compare-<name>.dear.json}; end to end, {@code e2e-<name>[.dear].json} (idem's among them).
+ * {@code --fixed true}), idem's measured beside each peer in {@code compare-idem-<peer>.json}
+ * ({@code compare-idem.json} in runs that measured it once, after the peers); with commits made
+ * dearer, the same names with {@code .dear.json}; end to end, {@code e2e-<name>[.dear].json}
+ * (idem's among them).
  */
 final class Comparison {
 
@@ -49,6 +51,10 @@ final class Comparison {
             Path file = dir.resolve("compare-" + name + ext + ".json");
             services.put(name, Files.exists(file) ? new JsonObject(Files.readString(file))
                     : new JsonObject().put("name", name).put("error", "no figures (see the run's log)"));
+            Path beside = dir.resolve("compare-idem-" + name + ext + ".json");
+            if (Files.exists(beside)) {
+                services.put(BESIDE + name, new JsonObject(Files.readString(beside)));
+            }
         }
         JsonObject endToEnd = new JsonObject();
         for (String name : names(comparison, true)) {
@@ -60,11 +66,18 @@ final class Comparison {
         return comparison.put("services", services).put("endToEnd", endToEnd);
     }
 
-    /** idem ÷ each peer: for every figure both served, the ratios at each concurrency both reached, and of the best steps. */
+    /** idem measured beside a peer, under this prefix and the peer's name. */
+    private static final String BESIDE = "idem beside ";
+
+    /**
+     * idem ÷ each peer: for every figure both served, the ratios at each concurrency both reached,
+     * and of the best steps. Where both took turns in rounds, the req/s ratio is the median of the
+     * rounds' ratios, each of two steps seconds apart.
+     */
     static JsonObject ratios(JsonObject comparison) {
         JsonObject all = new JsonObject();
-        JsonObject idem = service(comparison, "idem");
         for (String name : names(comparison, false)) {
+            JsonObject idem = idemFor(comparison, name);
             JsonObject peer = service(comparison, name);
             JsonObject figures = new JsonObject();
             for (Figure figure : served(peer)) {
@@ -77,6 +90,10 @@ final class Comparison {
                     JsonObject r = new JsonObject().put("concurrency", x.getInteger("concurrency"));
                     for (String f : new String[] {"perSecond", "p50Ms", "p99Ms"}) {
                         r.put(f, ratio(x.getDouble(f), y.getDouble(f), null));
+                    }
+                    JsonArray rounds = roundRatios(x, y);
+                    if (!rounds.isEmpty()) {
+                        r.getJsonObject("perSecond").put("value", median(rounds)).put("rounds", rounds);
                     }
                     byConcurrency.add(r
                             .put("postgresMsPerRequest", ratio(cpuMs(x, "postgres", true), cpuMs(y, "postgres", true), null))
@@ -95,6 +112,32 @@ final class Comparison {
             all.put(name, figures);
         }
         return all;
+    }
+
+    /** Each round's idem ÷ peer req/s, where both steps ran the same rounds side by side; empty otherwise. */
+    private static JsonArray roundRatios(JsonObject idemStep, JsonObject peerStep) {
+        JsonArray a = idemStep.getJsonArray("roundsPerSecond", new JsonArray());
+        JsonArray b = peerStep.getJsonArray("roundsPerSecond", new JsonArray());
+        JsonArray ratios = new JsonArray();
+        for (int r = 0; a.size() == b.size() && r < a.size(); r++) {
+            if (b.getDouble(r) > 0) {
+                ratios.add(Load.round(a.getDouble(r) / b.getDouble(r), 2));
+            }
+        }
+        return ratios;
+    }
+
+    /** The median of numbers (the mean of the middle two when they are even). */
+    private static double median(JsonArray numbers) {
+        List<Double> sorted = numbers.stream().map(n -> ((Number) n).doubleValue()).sorted().toList();
+        int n = sorted.size();
+        return Load.round(n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2, 2);
+    }
+
+    /** idem as measured for the comparison with {@code peer}: beside it when it was, else the one idem of the run. */
+    private static JsonObject idemFor(JsonObject comparison, String peer) {
+        JsonObject beside = obj(obj(comparison, "services"), BESIDE + peer);
+        return beside != null ? beside : service(comparison, "idem");
     }
 
     /** A service's end-to-end step, with its coupons; null when it was not measured. */
@@ -117,16 +160,23 @@ final class Comparison {
                 + delay + " µs first (`commit_delay`, `commit_siblings = 0`, on each service's database), as on a slow"
                 + " disk; commits that arrive meanwhile share the flush") + ".**");
         line.accept("");
-        line.accept("Comparison services, one at a time, each on what it serves, after the same warm-up (at least "
-                + fmt(comparison.getDouble("warmupSeconds"), 0) + " s), then " + comparison.getValue("stepSeconds")
-                + " s at each c, driven by the same load generator; a ratio is idem ÷ the service (above 1 favours idem"
-                + " for req/s, below 1 for latencies and CPU):");
+        boolean beside = names(comparison, false).stream().anyMatch(n -> obj(obj(comparison, "services"), BESIDE + n) != null);
+        line.accept((beside ? "Each comparison service beside idem, both running, each on its own fresh database and on what"
+                + " the service serves, taking turns: after the same warm-up (at least " : "Comparison services, one at a"
+                + " time, each on what it serves, after the same warm-up (at least ")
+                + fmt(comparison.getDouble("warmupSeconds"), 0) + " s), " + comparison.getValue("stepSeconds") + " s at each c"
+                + (beside ? ", " + comparison.getValue("rounds", "?") + " rounds, each round of one right after the same"
+                + " round of the other; a figure is the median round" : "")
+                + ", driven by the same load generator; a ratio is idem ÷ the service"
+                + (beside ? " (req/s: the median of the rounds' ratios)" : "")
+                + " (above 1 favours idem for req/s, below 1 for latencies and CPU):");
         line.accept("");
-        for (String name : names(comparison, true)) {
-            line.accept("- " + about(service(comparison, name)));
-        }
-        JsonObject idem = service(comparison, "idem");
         for (String name : names(comparison, false)) {
+            line.accept("- " + about(service(comparison, name)));
+            line.accept("- " + about(idemFor(comparison, name)) + (beside ? ", beside " + name : ""));
+        }
+        for (String name : names(comparison, false)) {
+            JsonObject idem = idemFor(comparison, name);
             JsonObject figures = obj(ratios, name);
             if (served(service(comparison, name)).isEmpty() || figures == null) {
                 continue;

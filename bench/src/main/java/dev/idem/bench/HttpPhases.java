@@ -10,9 +10,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 
 /**
@@ -26,11 +31,16 @@ import java.util.function.IntFunction;
  * of every kind comes first, in rounds until the service's JIT is quiet. Then each figure as a
  * ramp of concurrency that stops when the throughput grows by less than BENCH_STOP_GAIN, or, for
  * the comparison ({@code --fixed true}), one step at each of BENCH_PEER_CONCURRENCY after at
- * least BENCH_PEER_WARMUP seconds of warm-up, the same for every service.
+ * least BENCH_PEER_WARMUP seconds of warm-up, the same for every service, BENCH_PEER_ROUNDS times
+ * (the step of the median rate is kept, beside every round's rate).
  * <pre>
  *   http --url U --pid PID --run RUN --out F [--kinds keys+callbacks+bare] [--fixed false] [--name N]
  *        [--idle-seconds 0] [--started bench|no] [--secret S] [--fresh-db JDBC-URL --db-user U --db-password P]
+ *   compare --run RUN --kinds K --a-url U --a-pid PID --a-out F ... --b-url U --b-pid PID --b-out F ...
  * </pre>
+ * {@code compare} measures two services side by side, each on its own database, with the options of
+ * {@code http --fixed true} for each side prefixed {@code a-} or {@code b-}: they take {@link Turns},
+ * each round of a step on one right beside the same round on the other.
  */
 final class HttpPhases {
 
@@ -48,8 +58,10 @@ final class HttpPhases {
     private final String dbUrl;
     private final String dbUser;
     private final String dbPassword;
+    private final Turns turns;
+    private final int side;
 
-    private HttpPhases(Settings settings, Args args, Load load, Proc proc, Metrics metrics) {
+    private HttpPhases(Settings settings, Args args, Load load, Proc proc, Metrics metrics, Turns turns, int side) {
         this.settings = settings;
         this.load = load;
         this.proc = proc;
@@ -63,26 +75,64 @@ final class HttpPhases {
         this.dbUrl = freshDb.isEmpty() ? settings.jdbcUrl() : freshDb;
         this.dbUser = freshDb.isEmpty() ? settings.jdbcUser() : args.get("db-user");
         this.dbPassword = freshDb.isEmpty() ? settings.jdbcPassword() : args.get("db-password");
+        this.turns = turns;
+        this.side = side;
     }
 
     static void run(Settings settings, Args args) throws Exception {
+        run(settings, args, Turns.SOLO, 0);
+    }
+
+    /** Two services side by side, each side's options prefixed {@code a-} or {@code b-}; both measured on the same kinds. */
+    static void compare(Settings settings, Args args) throws Exception {
+        Turns turns = Turns.pair();
+        ExecutorService sides = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Void>> runs = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                int side = i;
+                Args own = args.side(side == 0 ? "a-" : "b-");
+                runs.add(sides.submit(() -> {
+                    run(settings, own, turns, side);
+                    return null;
+                }));
+            }
+            Exception failed = null;
+            for (Future<Void> run : runs) {
+                try {
+                    run.get();
+                } catch (ExecutionException e) {
+                    failed = e.getCause() instanceof Exception cause ? cause : e;
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
+        } finally {
+            sides.shutdownNow();
+        }
+    }
+
+    private static void run(Settings settings, Args args, Turns turns, int side) throws Exception {
         URI url = URI.create(args.get("url"));
         long pid = args.number("pid", 0);
         JsonObject result = new JsonObject().put("name", args.get("name", "idem")).put("url", url.toString())
                 .put("servicePid", pid).put("startedByBench", !"no".equals(args.get("started", "bench")))
                 .put("freshDatabase", args.get("fresh-db", null)).put("kinds", args.get("kinds", "keys+callbacks+bare"));
         Proc proc = new Proc(pid, settings.clockTicks());
-        try (Load load = new Load(url.getHost(), url.getPort() > 0 ? url.getPort() : 80, proc, settings.loadLoops())) {
+        try (Load load = new Load(url.getHost(), url.getPort() > 0 ? url.getPort() : 80, proc, settings.loadLoops(), turns)) {
             // the memory of the service at rest, --idle-seconds after it got ready
             Thread.sleep(args.number("idle-seconds", 0) * 1000);
             result.put("rssIdleKb", proc.rssKb());
-            new HttpPhases(settings, args, load, proc, new Metrics(url)).all(result,
+            new HttpPhases(settings, args, load, proc, new Metrics(url), turns, side).all(result,
                     "bench-" + args.get("run") + ("idem".equals(args.get("name", "idem")) ? "" : "-" + args.get("name")));
         } catch (Exception e) {
             // what was measured before still goes to the report, beside what went wrong
             result.put("error", String.valueOf(e.getMessage()));
             throw e;
         } finally {
+            // whatever ended this side, the other one goes on alone
+            turns.leave();
             proc.close();
             Files.writeString(Path.of(args.get("out")), result.encodePrettily());
         }
@@ -232,6 +282,12 @@ final class HttpPhases {
         }
     }
 
+    /** The round of the median rate (the lower of the middle two). */
+    private static Load.Step median(List<Load.Step> rounds) {
+        List<Load.Step> sorted = rounds.stream().sorted(Comparator.comparingDouble(Load.Step::rate)).toList();
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
     /**
      * Ramps of one or more kinds of request in step: each concurrency runs every kind, one after
      * the other, so that a ratio between them compares the same concurrencies at nearly the same
@@ -247,16 +303,30 @@ final class HttpPhases {
             boolean growing = false;
             boolean failed = false;
             for (int k = 0; k < kinds.size(); k++) {
-                Load.Step s = kinds.get(k).apply(concurrency[i]);
+                IntFunction<Load.Step> kind = kinds.get(k);
+                int c = concurrency[i];
+                List<Load.Step> rounds = new ArrayList<>();
+                for (int r = 0; r < (fixed ? settings.peerRounds() : 1) && (r == 0 || rounds.get(r - 1).ok > 0); r++) {
+                    rounds.add(turns.beside(side, () -> kind.apply(c)));
+                }
+                Load.Step s = median(rounds);
                 if (i == 0) {
                     steps.add(new JsonArray());
                 }
-                steps.get(k).add(s.toJson());
+                JsonObject json = s.toJson();
+                if (fixed) {
+                    json.put("roundsPerSecond", new JsonArray(rounds.stream().map(x -> Load.round(x.rate(), 1)).toList()));
+                }
+                steps.get(k).add(json);
                 growing |= peaks[k] == null || s.rate() >= peaks[k].rate() * (1 + settings.stopGain());
                 peaks[k] = peaks[k] == null || s.rate() > peaks[k].rate() ? s : peaks[k];
                 failed |= s.ok == 0;
             }
             if (failed || !proc.alive() || (!fixed && i >= 2 && !growing)) {
+                if (fixed) {
+                    // the other service's steps would no longer meet this one's
+                    turns.leave();
+                }
                 break;
             }
         }

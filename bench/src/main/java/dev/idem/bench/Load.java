@@ -34,8 +34,14 @@ final class Load implements AutoCloseable {
     private final int port;
     private final Proc proc;
     private final int loops;
+    private final Turns turns;
 
     Load(String host, int port, Proc proc, int loops) {
+        this(host, port, proc, loops, Turns.SOLO);
+    }
+
+    /** A load whose steps take {@code turns} with another service's. */
+    Load(String host, int port, Proc proc, int loops, Turns turns) {
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(loops).setWorkerPoolSize(2)
                 .setInternalBlockingPoolSize(2).setPreferNativeTransport(false));
         this.context = vertx.getOrCreateContext();
@@ -43,6 +49,7 @@ final class Load implements AutoCloseable {
         this.port = port;
         this.proc = proc;
         this.loops = loops;
+        this.turns = turns;
     }
 
     WebClient client(int connections) {
@@ -197,6 +204,10 @@ final class Load implements AutoCloseable {
     }
 
     private Step measure(Step step, int connections, Driver driver) {
+        return turns.alone(() -> measureNow(step, connections, driver));
+    }
+
+    private Step measureNow(Step step, int connections, Driver driver) {
         WebClient client = client(connections);
         CompletableFuture<Step> done = new CompletableFuture<>();
         Proc.CpuSnapshot cpu = proc.cpu();
