@@ -307,7 +307,7 @@ final class HttpPhases {
                 int c = concurrency[i];
                 List<Load.Step> rounds = new ArrayList<>();
                 for (int r = 0; r < (fixed ? settings.peerRounds() : 1) && (r == 0 || rounds.get(r - 1).ok > 0); r++) {
-                    rounds.add(turns.beside(side, () -> kind.apply(c)));
+                    rounds.add(turns.beside(side, r, () -> kind.apply(c)));
                 }
                 Load.Step s = median(rounds);
                 if (i == 0) {

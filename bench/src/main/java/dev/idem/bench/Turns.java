@@ -10,8 +10,9 @@ import java.util.function.Supplier;
 /**
  * Two services measured side by side in one sitting ({@code compare}): never two load steps at
  * once, and each measured step of one side right beside the same step of the other, so that a
- * ratio compares two moments of the shared machine seconds apart, not minutes. Side 0 runs first,
- * then side 1, then both go on to what comes next (new orders, say) until the next pair. A side
+ * ratio compares two moments of the shared machine seconds apart, not minutes. The sides take the
+ * first place in turn, round by round (the second step of a pair tended to be the faster), then
+ * both go on to what comes next (new orders, say) until the next pair. A side
  * that stops early (a failure, a broken ramp) {@link #leave leaves}: the other then runs alone.
  */
 final class Turns {
@@ -45,12 +46,16 @@ final class Turns {
         }
     }
 
-    /** A measured step of {@code side} (0 or 1), beside the same step of the other side while both take part. */
-    Load.Step beside(int side, Supplier<Load.Step> step) {
+    /**
+     * A measured step of {@code side} (0 or 1) in its {@code round} (0, 1, …), beside the same step
+     * of the other side while both take part: side 0 goes first in even rounds, side 1 in odd ones.
+     */
+    Load.Step beside(int side, int round, Supplier<Load.Step> step) {
         if (!paired || !await(meet)) {
             return alone(step);
         }
-        if (side == 1 && !await(handOver)) {
+        boolean first = side == round % 2;
+        if (!first && !await(handOver)) {
             return alone(step);
         }
         Load.Step measured;
@@ -60,7 +65,7 @@ final class Turns {
             leave();
             throw e;
         }
-        if (side == 0) {
+        if (first) {
             await(handOver);
         }
         await(done);

@@ -131,23 +131,27 @@ class PgDedupStore implements DedupStore {
      * records. If BEGIN failed, so does the body. Whatever happens, the transaction is over before
      * the connection goes back to the pool: a failed body is rolled back, unless its COMMIT went out
      * (an aborted transaction's COMMIT rolls it back; a ROLLBACK after it only draws a warning).
+     * What is sent in one event-loop turn leaves in one write ({@link OneFlush}).
      */
     @Override
     public <T> Uni<T> transaction(Optional<Duration> lockWait, Function<SqlConnection, Uni<T>> body,
                                   Function<T, Ending> ending) {
         String begin = lockWait.map(wait -> "BEGIN; SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'")
                 .orElse("BEGIN");
-        return pool.withConnection(conn -> Uni.combine().all()
-                        .unis(conn.query(begin).execute(), Uni.createFrom().deferred(() -> body.apply(conn))).asTuple()
-                        .map(both -> both.getItem2())
-                        .call(result -> switch (ending.apply(result)) {
-                            case COMMIT -> conn.query("COMMIT").execute();
-                            case ROLLBACK -> conn.query("ROLLBACK").execute();
-                            case ENDED -> Uni.createFrom().voidItem();
-                        })
-                        .onFailure().call(() -> committing.remove(conn.getDelegate()) ? Uni.createFrom().voidItem()
-                                : conn.query("ROLLBACK").execute().onFailure().recoverWithNull())
-                        .eventually(() -> committing.remove(conn.getDelegate())))
+        return pool.withConnection(conn -> Uni.createFrom().deferred(() -> {
+                    OneFlush.on(conn);
+                    return Uni.combine().all()
+                            .unis(conn.query(begin).execute(), Uni.createFrom().deferred(() -> body.apply(conn))).asTuple()
+                            .map(both -> both.getItem2())
+                            .call(result -> switch (ending.apply(result)) {
+                                case COMMIT -> conn.query("COMMIT").execute();
+                                case ROLLBACK -> conn.query("ROLLBACK").execute();
+                                case ENDED -> Uni.createFrom().voidItem();
+                            })
+                            .onFailure().call(() -> committing.remove(conn.getDelegate()) ? Uni.createFrom().voidItem()
+                                    : conn.query("ROLLBACK").execute().onFailure().recoverWithNull())
+                            .eventually(() -> committing.remove(conn.getDelegate()));
+                }))
                 .invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
     }
 
