@@ -50,13 +50,20 @@ measure_peer() {
     --out "$4" "${PEER_FRESH[@]}" || true
 }
 
+# start_idem <database> <dear?> <service> <relay>: idem on the fresh database bench_<run>_<database>,
+# its outbox relay on or off; FRESH_DB names that database
+start_idem() {
+  fresh_db "$1" $DB_USER "$2" && start_service "$3" IDEM_OUTBOX_RELAY_ENABLED="$4" \
+    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
+    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB"
+}
+
 # measure_beside <name> <url> <kinds> <dear?> <out ext>: idem on a fresh database beside the running
 # comparison service, both on the service's kinds, taking turns step by step
 measure_beside() {
   local start="BENCH_PEER_START_$1" secret="BENCH_PEER_SECRET_$1" db
-  fresh_db "idem_beside_$1" $DB_USER "$4" && db=$FRESH_DB && start_service "beside-$1$5" IDEM_OUTBOX_RELAY_ENABLED=false \
-    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$db" \
-    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$db" || return 0
+  start_idem "idem_beside_$1" "$4" "beside-$1$5" false || return 0
+  db=$FRESH_DB
   phase "comparison: $1 beside idem${4:+, commits $4}" bench_java compare --run "$RUN" --kinds "$3" --fixed true \
     --a-url "http://$HOST:$PORT" --a-pid "$SERVICE_PID" --a-out "$OUT/compare-idem-$1$5.json" \
     --a-fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$db" --a-db-user $DB_USER --a-db-password $DB_PASSWORD \
@@ -68,9 +75,7 @@ measure_beside() {
 # measure_idem <database> <dear?> <service> <relay> <kinds> <out> <what>: idem on a fresh database, its
 # outbox relay on or off, measured like the comparison services
 measure_idem() {
-  fresh_db "$1" $DB_USER "$2" && start_service "$3" IDEM_OUTBOX_RELAY_ENABLED="$4" \
-    QUARKUS_DATASOURCE_REACTIVE_URL="postgresql://$HOST:$PG_PORT/$FRESH_DB" \
-    QUARKUS_DATASOURCE_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" || return 0
+  start_idem "$1" "$2" "$3" "$4" || return 0
   http_run "$7" "$6" --kinds "$5" --fixed true \
     --fresh-db "jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" --db-user $DB_USER --db-password $DB_PASSWORD
   stop_service

@@ -138,7 +138,7 @@ class PgDedupStore implements DedupStore {
                                   Function<T, Ending> ending) {
         String begin = lockWait.map(wait -> "BEGIN; SET LOCAL lock_timeout = '" + Math.max(1, wait.toMillis()) + "ms'")
                 .orElse("BEGIN");
-        return pool.withConnection(conn -> Uni.createFrom().deferred(() -> {
+        return pool.withConnection(conn -> {
                     OneFlush.on(conn);
                     return Uni.combine().all()
                             .unis(conn.query(begin).execute(), Uni.createFrom().deferred(() -> body.apply(conn))).asTuple()
@@ -151,7 +151,7 @@ class PgDedupStore implements DedupStore {
                             .onFailure().call(() -> committing.remove(conn.getDelegate()) ? Uni.createFrom().voidItem()
                                     : conn.query("ROLLBACK").execute().onFailure().recoverWithNull())
                             .eventually(() -> committing.remove(conn.getDelegate()));
-                }))
+                })
                 .invoke(outage::ok).onFailure(failure -> classify(failure) == Failure.UNAVAILABLE).invoke(outage::failed);
     }
 
