@@ -66,7 +66,8 @@ class PgDedupStoreTest extends DedupStoreContract {
 
     private static Pool pool(int port, int size) {
         PgConnectOptions options = new PgConnectOptions().setHost("127.0.0.1").setPort(port).setDatabase(DATABASE)
-                .setUser("idem").setPassword("idem").setConnectTimeout(2000);
+                .setUser("idem").setPassword("idem").setConnectTimeout(2000)
+                .setCachePreparedStatements(true); // as Quarkus has it for Postgres: no Parse round trip per statement
         return Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(options)
                 .using(vertx.getDelegate()).build());
     }
@@ -84,6 +85,28 @@ class PgDedupStoreTest extends DedupStoreContract {
         assertEquals(Set.of(), rows());
         assertTrue(inTx(tx -> store.recordAll(tx, List.of(B), List.of("{}"), Instant.now(), List.of(Instant.now().plusSeconds(60))))
                 .contains(DedupStore.batchKey(B)), "the connection went back to the pool usable");
+    }
+
+    @Test
+    void aTransactionsStatementsSentWithoutWaitingLeaveInOneWrite() throws IOException {
+        try (CountingRelay relay = new CountingRelay(5432)) {
+            Pool through = pool(relay.port(), 1);
+            try {
+                store = new PgDedupStore(through, Clock.systemUTC());
+                // connects, and the statements meet the server once
+                ended(tx -> Uni.combine().all().unis(insertRow(tx, "row-0"), recordAndCommit(tx, A)).asTuple());
+                long before = relay.reads();
+
+                // BEGIN, the row, its record and the COMMIT: the client flushes after each (OneFlush)
+                ended(tx -> Uni.combine().all().unis(insertRow(tx, "row-1"), recordAndCommit(tx, B)).asTuple());
+
+                assertEquals(1, relay.reads() - before, "writes to Postgres for one transaction");
+                assertEquals(Map.of(key(A), done(A), key(B), done(B)), committed(A, B));
+                assertEquals(Set.of("row-0", "row-1"), rows());
+            } finally {
+                through.close().await().atMost(PATIENCE);
+            }
+        }
     }
 
     private static String migration() throws IOException {
