@@ -7,7 +7,8 @@
 #   native   the same for the native executable (BENCH_NATIVE, else target/*-runner), beside the jar
 #   ha       first deliveries on Postgres with failover, with a synchronous standby and without
 #   tracing  first deliveries with tracing off, every delivery and 1 % sampled to Zipkin
-#   kafka    coupon grants/s with the pipeline and without; callback → coupon latency
+#   kafka    coupon grants/s with the pipeline and without; callback → coupon latency (at half the
+#            first-delivery peak also with commits made dearer, as in part peers)
 #   peers    BENCH_PEERS=name=[callbacks|keys|callbacks+keys@]http://host:port,...: each beside idem, the
 #            two taking turns, BENCH_PEER_ROUNDS (3) rounds at each of BENCH_PEER_CONCURRENCY after
 #            BENCH_PEER_WARMUP s. BENCH_PEER_START_<name> (bash -c)
@@ -271,6 +272,13 @@ kafka_part() {
       [[ -z $rate ]] || phase "callback → coupon $1" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
         --name "$1" --rate "$rate" --why "$3 of the first-delivery peak" --out "$OUT/$1.json" || true
     done
+    stop_service
+  fi
+  # half the peak again, on a fresh database whose commits are made dearer as in part peers
+  if [[ -n $rate ]] && start_idem kafka dear B-dear true; then
+    BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon latency, commits dear" \
+      bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name latency-dear --rate "$rate" \
+      --why "half of the first-delivery peak, every WAL flush waiting $BENCH_DEAR_COMMIT_US µs" --out "$OUT/latency-dear.json" || true
     stop_service
   fi
   # the baseline gets the very workload the pipeline had

@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 final class Report {
 
     private static final String[] PARTS = {"meta", "startup", "pgbench", "redis", "http", "kafka-pipeline",
-        "kafka-bare", "latency-light", "latency", "native-http", "ha-sync-http", "ha-async-http", "tracing"};
+        "kafka-bare", "latency-light", "latency", "latency-dear", "native-http", "ha-sync-http", "ha-async-http", "tracing"};
     private static final String[] RAMPS = {"keyFirst", "callbacksFirst", "duplicates", "bare", "keyReplay"};
     /** Part tracing's configurations: name and label. */
     private static final String[][] TRACING = {{"off", "tracing off (no exporter)"},
@@ -184,6 +184,7 @@ final class Report {
         }
         latencyRow("callback → coupon latency, at half the first-delivery peak", "latency");
         latencyRow("callback → coupon latency, light load (a tenth of the first-delivery peak)", "latency-light");
+        latencyRow("callback → coupon latency, at half the first-delivery peak, commits made dearer", "latency-dear");
         JsonObject pg = obj(all, "pgbench");
         row("pgbench: the callback's SQL in one transaction", pg == null ? null : fmt(pg.getDouble("tps"), 0) + " TPS",
                 null, null, pg == null ? null : "-c " + pg.getValue("clients") + " -M prepared -T " + pg.getValue("seconds"),
