@@ -274,7 +274,7 @@ kafka_part() {
     done
     stop_service
   fi
-  # half the peak again, on a fresh database whose commits are made dearer as in part peers
+  # half the peak again (rate: the loop's last), on a fresh database whose commits are made dearer as in part peers
   if [[ -n $rate ]] && start_idem kafka dear B-dear true; then
     BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon latency, commits dear" \
       bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name latency-dear --rate "$rate" \

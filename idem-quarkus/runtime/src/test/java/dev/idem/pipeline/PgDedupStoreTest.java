@@ -97,7 +97,7 @@ class PgDedupStoreTest extends DedupStoreContract {
                 ended(tx -> Uni.combine().all().unis(insertRow(tx, "row-0"), recordAndCommit(tx, A)).asTuple());
                 long before = relay.reads();
 
-                // BEGIN, the row, its record and the COMMIT: the client flushes after each (OneFlush)
+                // BEGIN, the row, its record and the COMMIT: the client flushes after each; OneFlush makes those one write
                 ended(tx -> Uni.combine().all().unis(insertRow(tx, "row-1"), recordAndCommit(tx, B)).asTuple());
 
                 assertEquals(1, relay.reads() - before, "writes to Postgres for one transaction");
