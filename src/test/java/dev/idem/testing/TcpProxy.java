@@ -14,10 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A loopback TCP relay in front of a real server, so that server can be made unreachable for the
  * service alone (connections reset, new ones refused), slow (every chunk delayed) or silent (a
- * blackhole: nothing passes, nothing is reset, until it is restored).
- * <p>
- * It needs nothing but the JDK: the fault suite's load generator (bench/) compiles this one file
- * too and runs it as a process of its own ({@code idem-bench proxy}).
+ * blackhole: nothing passes, nothing is reset, until it is restored). The fault suite's relay,
+ * a process of its own, is the bench's {@code FaultProxy}.
  */
 public final class TcpProxy implements AutoCloseable {
 
