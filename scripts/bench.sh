@@ -7,8 +7,8 @@
 #   native   the same for the native executable (BENCH_NATIVE, else target/*-runner), beside the jar
 #   ha       first deliveries on Postgres with failover, with a synchronous standby and without
 #   tracing  first deliveries with tracing off, every delivery and 1 % sampled to Zipkin
-#   kafka    coupon grants/s with the pipeline and without; callback → coupon latency (at half the
-#            first-delivery peak also with commits made dearer, as in part peers)
+#   kafka    coupon grants/s with the pipeline and without; callback → coupon latency on fresh databases
+#            (at half the first-delivery peak also with commits made dearer, as in part peers)
 #   peers    BENCH_PEERS=name=[callbacks|keys|callbacks+keys@]http://host:port,...: each beside idem, the
 #            two taking turns, BENCH_PEER_ROUNDS (3) rounds at each of BENCH_PEER_CONCURRENCY after
 #            BENCH_PEER_WARMUP s. BENCH_PEER_START_<name> (bash -c)
@@ -261,26 +261,31 @@ tracing_part() {
 }
 
 kafka_part() {
-  local rate
+  local rate commits spec name why
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
-    # at a tenth of part http's first-delivery peak (light), then at half of it
-    for rate in "latency-light 10 a tenth" "latency 2 half"; do
-      set -- $rate
+    stop_service
+  fi
+  # callback → coupon at a tenth of part http's first-delivery peak (light), then at half of it, and at half
+  # again with commits made dearer as in part peers: each on a fresh database, so that the two half-peak
+  # figures differ in the commit's cost alone, not in tables the grants above filled
+  for commits in shipped dear; do
+    start_idem kafka_latency "${commits/shipped/}" "B-latency-$commits" true || continue
+    for spec in "latency-light 10 a tenth" "latency 2 half"; do
+      set -- $spec
+      name=$1 why="${*:3} of the first-delivery peak"
+      if [[ $commits == dear ]]; then
+        [[ $name == latency ]] || continue
+        name=latency-dear why+=", every WAL flush waiting $BENCH_DEAR_COMMIT_US µs"
+      fi
       rate="$(jq -r ".callbacksFirst.peak.perSecond // 0 | . / $2 | select(. > 0)" "$OUT/http.json" 2>/dev/null || true)"
-      [[ -z $rate ]] || phase "callback → coupon $1" bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
-        --name "$1" --rate "$rate" --why "$3 of the first-delivery peak" --out "$OUT/$1.json" || true
+      [[ -z $rate ]] || BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon $name" \
+        bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name "$name" --rate "$rate" \
+        --why "$why" --out "$OUT/$name.json" || true
     done
     stop_service
-  fi
-  # half the peak again (rate: the loop's last), on a fresh database whose commits are made dearer as in part peers
-  if [[ -n $rate ]] && start_idem kafka dear B-dear true; then
-    BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon latency, commits dear" \
-      bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name latency-dear --rate "$rate" \
-      --why "half of the first-delivery peak, every WAL flush waiting $BENCH_DEAR_COMMIT_US µs" --out "$OUT/latency-dear.json" || true
-    stop_service
-  fi
+  done
   # the baseline gets the very workload the pipeline had
   if start_service C IDEM_BENCH_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
     phase "Kafka grants, pipeline off" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --variant bare \
