@@ -7,6 +7,7 @@ import dev.idem.pipeline.Outcome;
 import dev.idem.pipeline.TwoPhaseScope;
 import dev.idem.pipeline.TwoPhaseWork;
 import dev.idem.pipeline.Work;
+import dev.idem.support.TimeOrderedIds;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -18,7 +19,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * Grants coupons once per business key, through the same pipeline as every other entry point.
@@ -119,8 +119,9 @@ public class CouponService implements TwoPhaseWork {
                 : new Effect.Duplicate(new JsonObject().put("sourceKey", grant.bizKey())));
     }
 
-    static String newCouponId() {
-        return UUID.randomUUID().toString();
+    /** In time order: coupons' rows go to the right edge of their primary key ({@link TimeOrderedIds}). */
+    String newCouponId() {
+        return TimeOrderedIds.next(clock);
     }
 
     /** What a two-phase record keeps, so that recovery can ask the issuer again. */

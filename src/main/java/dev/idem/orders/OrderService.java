@@ -1,6 +1,7 @@
 package dev.idem.orders;
 
 import dev.idem.pipeline.Statement;
+import dev.idem.support.TimeOrderedIds;
 import dev.idem.tokens.TokenStore;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -8,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
-import java.util.UUID;
 
 /** Order submits behind an Idempotency-Key or a one-time token, and reads by owner. */
 @ApplicationScoped
@@ -81,7 +81,7 @@ public class OrderService {
     }
 
     private Order newOrder(String userId, OrderRequest request) {
-        return new Order(UUID.randomUUID().toString(), userId, request.amountCents(), request.currency(),
+        return new Order(TimeOrderedIds.next(clock), userId, request.amountCents(), request.currency(),
                 OrderStatus.WAIT_PAY, null, clock.instant().truncatedTo(ChronoUnit.MICROS), null,
                 request.paymentGateway().orElse(null));
     }
