@@ -1,6 +1,5 @@
 package dev.idem.support;
 
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.UUID;
 
@@ -12,15 +11,12 @@ import java.util.UUID;
  */
 public final class TimeOrderedIds {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     private TimeOrderedIds() {}
 
     public static String next(Clock clock) {
-        long millis = clock.millis();
-        long random = RANDOM.nextLong();
-        long most = (millis << 16) | 0x7000L | ((random >>> 52) & 0x0FFFL);
-        long least = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        return new UUID(most, least).toString();
+        // the random bits of a version 4 UUID (and its variant), under the millisecond and version 7
+        UUID random = UUID.randomUUID();
+        long most = (clock.millis() << 16) | 0x7000L | (random.getMostSignificantBits() & 0x0FFFL);
+        return new UUID(most, random.getLeastSignificantBits()).toString();
     }
 }
