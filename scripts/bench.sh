@@ -260,8 +260,18 @@ tracing_part() {
   jq -s --argjson c "${BENCH_TRACING_CONCURRENCY:-32}" '{concurrency: $c, runs: .}' "$OUT/tracing.jsonl" >"$OUT/tracing.json"
 }
 
+# latency_at <name> <divisor> <why>: callback → coupon at part http's first-delivery peak ÷ divisor, on the
+# running service and its fresh database
+latency_at() {
+  local rate
+  rate="$(jq -r ".callbacksFirst.peak.perSecond // 0 | . / $2 | select(. > 0)" "$OUT/http.json" 2>/dev/null || true)"
+  [[ -z $rate ]] || BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon $1" \
+    bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name "$1" --rate "$rate" \
+    --why "$3" --out "$OUT/$1.json" || true
+}
+
 kafka_part() {
-  local rate commits spec name why
+  local commits
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
@@ -272,18 +282,12 @@ kafka_part() {
   # figures differ in the commit's cost alone, not in tables the grants above filled
   for commits in shipped dear; do
     start_idem kafka_latency "${commits/shipped/}" "B-latency-$commits" true || continue
-    for spec in "latency-light 10 a tenth" "latency 2 half"; do
-      set -- $spec
-      name=$1 why="${*:3} of the first-delivery peak"
-      if [[ $commits == dear ]]; then
-        [[ $name == latency ]] || continue
-        name=latency-dear why+=", every WAL flush waiting $BENCH_DEAR_COMMIT_US µs"
-      fi
-      rate="$(jq -r ".callbacksFirst.peak.perSecond // 0 | . / $2 | select(. > 0)" "$OUT/http.json" 2>/dev/null || true)"
-      [[ -z $rate ]] || BENCH_JDBC_URL="jdbc:postgresql://$HOST:$PG_PORT/$FRESH_DB" phase "callback → coupon $name" \
-        bench_java latency --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --name "$name" --rate "$rate" \
-        --why "$why" --out "$OUT/$name.json" || true
-    done
+    if [[ $commits == shipped ]]; then
+      latency_at latency-light 10 "a tenth of the first-delivery peak"
+      latency_at latency 2 "half of the first-delivery peak"
+    else
+      latency_at latency-dear 2 "half of the first-delivery peak, every WAL flush waiting $BENCH_DEAR_COMMIT_US µs"
+    fi
     stop_service
   done
   # the baseline gets the very workload the pipeline had
