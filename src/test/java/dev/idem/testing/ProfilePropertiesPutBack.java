@@ -29,7 +29,6 @@ public class ProfilePropertiesPutBack implements TestExecutionListener {
 
     private final Set<String> lent = new HashSet<>();
     private Properties before = new Properties();
-    private boolean started;
     private Class<?> lastProfile;
 
     @Override
@@ -44,9 +43,12 @@ public class ProfilePropertiesPutBack implements TestExecutionListener {
         }
     }
 
-    /** A class under {@code profile} (null: none) starts: what other profiles lent goes back first. */
+    /**
+     * A class under {@code profile} (null: none) starts: what other profiles lent goes back first.
+     * Before the first class nothing is lent yet.
+     */
     void classStarts(Class<? extends QuarkusTestProfile> profile) {
-        if (started && !Objects.equals(profile, lastProfile)) {
+        if (!Objects.equals(profile, lastProfile)) {
             for (String key : lent) {
                 String value = before.getProperty(key);
                 if (value == null) {
@@ -56,7 +58,6 @@ public class ProfilePropertiesPutBack implements TestExecutionListener {
                 }
             }
         }
-        started = true;
         lastProfile = profile;
         if (profile != null) {
             lent.addAll(keysOf(profile));
