@@ -271,7 +271,6 @@ latency_at() {
 }
 
 kafka_part() {
-  local commits
   if start_service B; then
     phase "Kafka grants, pipeline on" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" \
       --variant pipeline --grants "${BENCH_GRANTS:-0}" --out "$OUT/kafka-pipeline.json" || true
@@ -280,16 +279,15 @@ kafka_part() {
   # callback → coupon at a tenth of part http's first-delivery peak (light), then at half of it, and at half
   # again with commits made dearer as in part peers: each on a fresh database, so that the two half-peak
   # figures differ in the commit's cost alone, not in tables the grants above filled
-  for commits in shipped dear; do
-    start_idem kafka_latency "${commits/shipped/}" "B-latency-$commits" true || continue
-    if [[ $commits == shipped ]]; then
-      latency_at latency-light 10 "a tenth of the first-delivery peak"
-      latency_at latency 2 "half of the first-delivery peak"
-    else
-      latency_at latency-dear 2 "half of the first-delivery peak, every WAL flush waiting $BENCH_DEAR_COMMIT_US µs"
-    fi
+  if start_idem kafka_latency "" B-latency-shipped true; then
+    latency_at latency-light 10 "a tenth of the first-delivery peak"
+    latency_at latency 2 "half of the first-delivery peak"
     stop_service
-  done
+  fi
+  if start_idem kafka_latency dear B-latency-dear true; then
+    latency_at latency-dear 2 "half of the first-delivery peak, every WAL flush waiting $BENCH_DEAR_COMMIT_US µs"
+    stop_service
+  fi
   # the baseline gets the very workload the pipeline had
   if start_service C IDEM_BENCH_COUPONS_PIPELINE=false IDEM_OUTBOX_RELAY_ENABLED=false; then
     phase "Kafka grants, pipeline off" bench_java kafka --port "$PORT" --pid "$SERVICE_PID" --run "$RUN" --variant bare \
