@@ -8,6 +8,7 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,25 +22,31 @@ import java.util.concurrent.ConcurrentHashMap;
  * Group commit: one-phase deliveries that reach the database at the same time share one
  * transaction of the {@link OnePhase} protocol, so BEGIN, COMMIT, the WAL flush and the round trips
  * are paid per group, not per delivery. Each event loop keeps its own queue, touched only by its
- * thread: at most {@code idem.pipeline.group-commit.in-flight} of its transactions run at once, and
- * when one ends the next takes whatever waits, up to {@code max-size}. An idle loop starts a
+ * thread: as many of its transactions run at once as {@link InFlightTuner} allows (up to
+ * {@code idem.pipeline.group-commit.in-flight}), and when one ends the next takes whatever waits, up
+ * to {@code max-size}. An idle loop starts a
  * delivery's transaction at once, so nothing waits for company. Each delivery gets the outcome it
  * would have had alone, once its transaction ended.
  */
 @ApplicationScoped
 class GroupCommit implements OnePhase.Transactions {
 
+    private static final Duration TUNING_WINDOW = Duration.ofMillis(100);
+
     private final OnePhase protocol;
     private final PipelineMetrics metrics;
     private final int maxSize;
-    private final int inFlight;
+    private final InFlightTuner tuner;
     private final Map<Thread, Lane> lanes = new ConcurrentHashMap<>();
 
     GroupCommit(OnePhase protocol, PipelineMetrics metrics, PipelineConfig config) {
         this.protocol = protocol;
         this.metrics = metrics;
         this.maxSize = Math.max(1, config.groupCommit().maxSize());
-        this.inFlight = Math.max(1, config.groupCommit().inFlight());
+        int inFlight = config.groupCommit().inFlight();
+        this.tuner = new InFlightTuner(config.groupCommit().tuneInFlight() ? 1 : inFlight, inFlight,
+                TUNING_WINDOW.toNanos(), System::nanoTime);
+        metrics.inFlight(tuner::kept);
     }
 
     /** What became of each of {@code pending}, once the transactions they joined ended. */
@@ -70,6 +77,7 @@ class GroupCommit implements OnePhase.Transactions {
         metrics.groupSize(group.size());
         protocol.transact(group.stream().map(Waiting::pending).toList()).subscribe().with(
                 settled -> onLoop(lane, () -> {
+                    tuner.settled(group.size());
                     ended(lane);
                     for (int i = 0; i < group.size(); i++) {
                         group.get(i).emitter().complete(settled.get(i));
@@ -115,7 +123,7 @@ class GroupCommit implements OnePhase.Transactions {
         }
 
         private void drain() {
-            while (running < inFlight && !queue.isEmpty()) {
+            while (running < tuner.limit() && !queue.isEmpty()) {
                 running++;
                 run(take(), this);
             }

@@ -153,12 +153,21 @@ public interface PipelineConfig {
         int maxSize();
 
         /**
-         * Transactions of gathered deliveries in flight at once, per event loop. A delivery that
-         * finds them all busy waits for the next one and shares it with whatever else waits; an
+         * The most transactions of gathered deliveries in flight at once, per event loop. A delivery
+         * that finds them all busy waits for the next one and shares it with whatever else waits; an
          * idle service starts it at once.
          */
-        @WithDefault("1")
+        @WithDefault("2")
         int inFlight();
+
+        /**
+         * Whether each loop keeps between 1 and {@code in-flight}, the count under which deliveries
+         * settle fastest, tried again every few seconds ({@code idem_pipeline_group_in_flight} says
+         * which), or always {@code in-flight}. A second transaction helps where commits are dear (a
+         * slow fsync, a synchronous standby) and costs where they are cheap and the cores busy.
+         */
+        @WithDefault("true")
+        boolean tuneInFlight();
     }
 
     interface Http {

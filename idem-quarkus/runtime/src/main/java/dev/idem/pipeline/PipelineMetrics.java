@@ -2,15 +2,18 @@ package dev.idem.pipeline;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 /**
  * Counters an operator alerts on. Prometheus names: {@code idem_pipeline_outcomes_total},
  * {@code idem_pipeline_duplicates_total}, {@code idem_redis_degraded_total}; and how deliveries
  * shared transactions: {@code idem_pipeline_group_size} (deliveries per transaction),
+ * {@code idem_pipeline_group_in_flight} (transactions each event loop keeps in flight),
  * {@code idem_pipeline_group_retries_total{reason}} (transactions run again without a delivery
  * that met another's record, or delivery by delivery after an error); what happens to two-phase
  * records: {@code idem_dedup_takeovers_total{scope}} (a hanging record was taken over) and
@@ -35,6 +38,13 @@ class PipelineMetrics {
 
     void groupSize(int deliveries) {
         groupSizes.record(deliveries);
+    }
+
+    /** The group transactions each event loop keeps in flight now (tuned, or as configured). */
+    void inFlight(IntSupplier kept) {
+        Gauge.builder("idem.pipeline.group.in.flight", kept::getAsInt)
+                .description("Group transactions each event loop keeps in flight")
+                .register(registry);
     }
 
     void groupRetried(String reason) {
