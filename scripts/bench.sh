@@ -21,9 +21,10 @@
 #            deliveries at BENCH_E2E_CONCURRENCY (32) for BENCH_E2E_SECONDS (20), then the paid orders
 #            without their coupon, polled until none or BENCH_E2E_DRAIN_SECONDS (60)
 # Output: the table with its ratios on stdout, JSON in target/bench/. Settings: BENCH_SECONDS (10, a
-# step), BENCH_WARMUP_SECONDS, BENCH_CONCURRENCY, BENCH_STOP_GAIN, BENCH_QUICK=1 (a smoke run),
-# BENCH_APP (a quarkus-app built with -Pbench: no build), BENCH_KEEP_DATA=1, BENCH_SERVICE_OPTS,
-# BENCH_TEST_WAIT (900 s of waiting for a test run or build before building).
+# step), BENCH_WARMUP_SECONDS, BENCH_KAFKA_WARMUP (100000 grants a round), BENCH_CONCURRENCY,
+# BENCH_STOP_GAIN, BENCH_QUICK=1 (a smoke run), BENCH_APP (a quarkus-app built with -Pbench: no
+# build), BENCH_KEEP_DATA=1, BENCH_SERVICE_OPTS, BENCH_TEST_WAIT (900 s of waiting for a test run or
+# build before building).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -46,7 +47,7 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 fi
 export BENCH_SECONDS="${BENCH_SECONDS:-10}" BENCH_WARMUP_SECONDS="${BENCH_WARMUP_SECONDS:-5}"
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-4 8 16 32 64}" BENCH_STOP_GAIN="${BENCH_STOP_GAIN:-0.05}"
-export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-20000}"
+export BENCH_SECRET=$SECRET BENCH_CLK_TCK="$(getconf CLK_TCK)" BENCH_KAFKA_WARMUP="${BENCH_KAFKA_WARMUP:-100000}"
 export BENCH_PEER_CONCURRENCY="${BENCH_PEER_CONCURRENCY:-8 32 128}" BENCH_PEER_WARMUP="${BENCH_PEER_WARMUP:-120}"
 export BENCH_PEER_ROUNDS="${BENCH_PEER_ROUNDS:-3}"
 export BENCH_KAFKA="${BENCH_KAFKA:-$HOST:9092}"

@@ -34,7 +34,7 @@ record Settings(
                 env("BENCH_DB_USER", "idem"),
                 env("BENCH_DB_PASSWORD", "idem"),
                 env("BENCH_KAFKA", "127.0.0.1:9092"),
-                (int) dbl("BENCH_KAFKA_WARMUP", 20000),
+                (int) dbl("BENCH_KAFKA_WARMUP", 100000),
                 (int) dbl("BENCH_CLK_TCK", 100),
                 ints("BENCH_PEER_CONCURRENCY", "8 32 128"),
                 dbl("BENCH_PEER_WARMUP", 120),

@@ -5,7 +5,10 @@ final class Warmup {
 
     /** A round's JIT below this (cores): the measured steps then time compiled code, not the compiler. */
     static final double QUIET_JIT_CORES = 0.05;
-    /** Rounds at most, whatever the JIT still does: the Kafka path had not gone quiet after twelve. */
+    /**
+     * Rounds at most, whatever the JIT still does. The Kafka path goes quiet after six to ten rounds
+     * of 100,000 grants; twelve of 20,000 left it compiling on half a core.
+     */
     static final int MAX_ROUNDS = 12;
 
     private Warmup() {}
