@@ -6,8 +6,8 @@ final class Warmup {
     /** A round's JIT below this (cores): the measured steps then time compiled code, not the compiler. */
     static final double QUIET_JIT_CORES = 0.05;
     /**
-     * Rounds at most, whatever the JIT still does. The Kafka path goes quiet after six to ten rounds
-     * of 100,000 grants; twelve of 20,000 left it compiling on half a core.
+     * Rounds at most, whatever the JIT still does. The Kafka path goes quiet in seven to twelve
+     * rounds of 100,000 grants; twelve of 20,000 left it compiling on a quarter core or more.
      */
     static final int MAX_ROUNDS = 12;
 
